@@ -1,0 +1,47 @@
+"""The `benchscore` command: one sub-command per benchmark.
+
+Each metric folder owns its command in `<folder>/cli.py`, which defines
+``add_arguments(parser)`` and ``run(args) -> int``; this file only dispatches.
+"""
+
+import argparse
+import importlib
+import sys
+
+# sub-command -> (folder, one-line help)
+COMMANDS = {
+    "mctaco": ("mctaco", "MC-TACO question-level EM and F1 (official evaluator)"),
+    "tempbench": ("tempbench_trp", "TempBench TRP, CCR and coverage (reference scorer)"),
+    "webnlg": ("webnlg_rdf", "WebNLG+ 2020 text-to-RDF (official evaluation script)"),
+    "tsver": ("tsver", "TSVer verdict accuracy, TSCS and Ev2R (official scorer)"),
+}
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(prog="benchscore", description="Official benchmark scores, fast.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for command, (folder, help_text) in COMMANDS.items():
+        try:
+            module = importlib.import_module(f"benchscore.{folder}.cli")
+        except ModuleNotFoundError as err:
+            if err.name != f"benchscore.{folder}.cli":
+                raise
+            continue  # that benchmark has no command (yet)
+        command_parser = sub.add_parser(command, help=help_text, description=help_text)
+        module.add_arguments(command_parser)
+        command_parser.set_defaults(run=module.run)
+    return parser
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except (ValueError, OSError) as err:
+        # Input problems are reported as one clear line, not a traceback.
+        print(f"benchscore {args.command}: error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
