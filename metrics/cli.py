@@ -1,7 +1,8 @@
 """The `benchscore` command: one sub-command per benchmark.
 
 Each metric folder owns its command in `<folder>/cli.py`, which defines
-``add_arguments(parser)`` and ``run(args) -> int``; this file only dispatches.
+``add_arguments(parser)`` and ``run(args) -> int``; this file only dispatches. A `ValueError` or
+`OSError` from a command is printed as one line and the exit status is 2.
 """
 
 import argparse
@@ -17,24 +18,22 @@ COMMANDS = {
 }
 
 
-def build_parser():
+def build_parser(command=None):
+    """The parser; only the named command's module is imported (a heavy or broken one stays out of the way)."""
     parser = argparse.ArgumentParser(prog="benchscore", description="Official benchmark scores, fast.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for command, (folder, help_text) in COMMANDS.items():
-        try:
+    for name, (folder, help_text) in COMMANDS.items():
+        command_parser = sub.add_parser(name, help=help_text, description=help_text)
+        if name == command:
             module = importlib.import_module(f"benchscore.{folder}.cli")
-        except ModuleNotFoundError as err:
-            if err.name != f"benchscore.{folder}.cli":
-                raise
-            continue  # that benchmark has no command (yet)
-        command_parser = sub.add_parser(command, help=help_text, description=help_text)
-        module.add_arguments(command_parser)
-        command_parser.set_defaults(run=module.run)
+            module.add_arguments(command_parser)
+            command_parser.set_defaults(run=module.run)
     return parser
 
 
 def main(argv=None):
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(argv[0] if argv else None).parse_args(argv)
     try:
         return args.run(args)
     except (ValueError, OSError) as err:
