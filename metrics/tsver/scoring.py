@@ -237,6 +237,39 @@ def signature(strict=False, ev2r_aggregation="tsver", judge="none"):
             f"|ev2r:{ev2r_aggregation}|judge:{judge}")
 
 
+def ranges_from_rows(rows, where="time_series"):
+    """The official dict form (series id -> ranges) from the `datasets` form
+    [{"series": id, "ranges": [{"from", "to"}]}]; None stays None. A repeated series id is an error."""
+    if rows is None:
+        return None
+    series = {}
+    for row in rows:
+        if row["series"] in series:
+            raise ValueError(f"{where}: series {row['series']!r} appears twice; list each series once "
+                             f"with all its ranges")
+        series[row["series"]] = [{"from": r["from"], "to": r["to"]} for r in row["ranges"]]
+    return series
+
+
+def ev2r_items(gold, predictions):
+    """(claim index, (claim, reference, prediction)) for each claim an Ev²R judge reads.
+
+    Official: reference = the gold justifications joined with "\\n", prediction = the Explanation;
+    claims with no prediction line or a null Explanation are not judged.
+    """
+    return [(i, (g["Claim"], "\n".join(g["Justifications"]), p["explanation"]))
+            for i, (g, p) in enumerate(zip(gold, predictions))
+            if p is not None and p["explanation"] is not None]
+
+
+def ev2r_per_claim(n_claims, indices, outcomes):
+    """Per claim: None (not judged), the judge's counts, or its failure message (str)."""
+    per_claim = [None] * n_claims
+    for i, outcome in zip(indices, outcomes):
+        per_claim[i] = outcome.counts if outcome.error is None else outcome.error
+    return per_claim
+
+
 # ---------------------------------------------------------------- official JSONL files
 
 
@@ -351,7 +384,10 @@ def score_claims(gold, predictions, ev2r=None):
     stats = []
     for i, (g, p, e) in enumerate(zip(gold, predictions, ev2r)):
         failure = e if isinstance(e, str) else None
-        s = claim_stats(g["Verdict"], g["TimeSeries"], p, ev2r=None if failure else e, ev2r_failure=failure)
+        try:
+            s = claim_stats(g["Verdict"], g["TimeSeries"], p, ev2r=None if failure else e, ev2r_failure=failure)
+        except (TypeError, ValueError) as err:
+            raise type(err)(f"claim {i} ({g['Claim'][:60]!r}): {err}") from None
         if s["status"] == UNMATCHED:
             warnings.warn(f"claim {i} ({g['Claim'][:60]!r}): predicted verdict {s['verdict']!r} matches no "
                           f"label; left out of the verdict scores", TSVerWarning, stacklevel=2)

@@ -1,0 +1,158 @@
+"""TSVer: verdict accuracy and macro-F1, TSCS (time-series coverage) and Ev²R, as the official scorer."""
+
+import datasets
+import evaluate
+
+from .judges import as_judge
+from .judges import run_judge
+from .scoring import aggregate
+from .scoring import ev2r_items
+from .scoring import ev2r_per_claim
+from .scoring import EV2R_AGGREGATIONS
+from .scoring import ranges_from_rows
+from .scoring import score_claims
+from .scoring import signature
+from .scoring import VERSION
+
+_CITATION = """\
+@inproceedings{strong-vlachos-2025-tsver,
+    title = "{TSV}er: A Benchmark for Fact Verification Against Time-Series Evidence",
+    author = "Strong, Marek and Vlachos, Andreas",
+    booktitle = "Proceedings of the 2025 Conference on Empirical Methods in Natural Language Processing",
+    year = "2025",
+    eprint = "2511.01101",
+    archivePrefix = "arXiv",
+}
+"""
+
+_DESCRIPTION = """\
+TSVer scores fact verification against time-series evidence (Strong & Vlachos, EMNLP 2025), giving
+the numbers of the official scorer (marekstrong/TSVer, baseline/compute_metrics.py at 7dd35f2):
+- verdict accuracy and macro-F1 over the four labels (Supported, Cherry-Picking/Conflicting
+  Evidence, Refuted, Not Enough Evidence), with the official free-text label matcher;
+- TSCS, the Time Series Coverage Score: per claim, F1 of the predicted series ids times the mean
+  IoU of the predicted and gold year ranges over the matched series; plus the mean IoU, series
+  precision, recall and F1;
+- optionally Ev²R, an LLM judge's atomic-fact precision/recall/F1 of the explanation against the
+  gold justifications (pass `ev2r_judge`).
+Official denominators: claims whose prediction has `verdict=None` (no prediction line) are left
+out; a verdict "error" counts wrong with whatever ranges it has; a verdict that matches no label
+is left out of the verdict scores (with a warning) but kept in TSCS. `strict=True` counts every
+claim. All values are fractions in [0, 1] (the official table prints them x100).
+
+Speed: `evaluate` converts every leaf through Arrow. For large runs call the pure functions
+directly (same numbers): `scoring.read_gold`, `scoring.read_predictions`, `scoring.score_claims`,
+`scoring.aggregate` (see README.md, "Fast path").
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions: one dict per claim:
+        "verdict" (str or None: None means the system gave no prediction for the claim),
+        "explanation" (str or None: read by the Ev²R judge),
+        "time_series" (list of {"series": str, "ranges": [{"from": int, "to": int}]}: the
+        predicted series ids with their inclusive year ranges; [] or None for none).
+    references: one dict per claim:
+        "claim" (str), "verdict" (one of the four labels), "justifications" (list of str),
+        "time_series" (the gold series, same shape as above).
+    strict: False (official) or True: missing and unmatched verdicts count wrong and claims with
+        no prediction score 0 in TSCS, so a system cannot gain by abstaining.
+    ev2r_judge: None (no Ev²R), a path to official judge records ({"Claim", "ev2r_response"}
+        JSONL), a dict claim -> record, a callable judge(claim, reference, prediction) -> the four
+        counts, or a judge object from judges.py (e.g. judges.OpenAIJudge).
+    ev2r_aggregation: "tsver" (official micro sums, rounded to 4 decimals) or "paper" (the Ev²R
+        paper / FEVER-8 per-claim average).
+    return_per_claim: also return "per_claim", the per-claim statistics (for slices, bootstrap).
+Returns:
+    verdict_accuracy, verdict_macro_f1, tscs, iou, precision, recall, f1 (None when nothing
+    counts), n_claims, n_scored, n_in_tscs, n_correct, n_unmatched, n_errors, n_missing,
+    confusion_matrix (rows gold, columns predicted, label order S, C, R, N), signature; with a
+    judge also ev2r_precision, ev2r_recall, ev2r_f1, n_ev2r_judged, n_ev2r_failed.
+Examples:
+    >>> tsver = evaluate.load("tsver")
+    >>> references = [
+    ...     {"claim": "Rainfall in Atlantis doubled between 2000 and 2010.", "verdict": "Refuted",
+    ...      "justifications": ["Rainfall rose by only 10% over the decade."],
+    ...      "time_series": [{"series": "rainfall", "ranges": [{"from": 2000, "to": 2010}]}]},
+    ...     {"claim": "Atlantis exports more fish than grain.", "verdict": "Supported",
+    ...      "justifications": ["Fish exports were twice grain exports in 2020."],
+    ...      "time_series": [{"series": "fish-exports", "ranges": [{"from": 2020, "to": 2020}]},
+    ...                      {"series": "grain-exports", "ranges": [{"from": 2020, "to": 2020}]}]},
+    ... ]
+    >>> predictions = [
+    ...     {"verdict": "refuted.", "explanation": "Rainfall grew 10%, not 100%.",
+    ...      "time_series": [{"series": "rainfall", "ranges": [{"from": 2005, "to": 2010}]}]},
+    ...     {"verdict": "Supported", "explanation": "Fish exports exceed grain exports.",
+    ...      "time_series": [{"series": "fish-exports", "ranges": [{"from": 2020, "to": 2020}]}]},
+    ... ]
+    >>> results = tsver.compute(predictions=predictions, references=references)
+    >>> results["verdict_accuracy"], round(results["tscs"], 4), results["n_scored"]
+    (1.0, 0.6061, 2)
+    >>> results["signature"]
+    'tsver|version:1.0.0|strict:no|ev2r:tsver|judge:none'
+
+    Ev²R with any callable as the judge (here a fixed one):
+    >>> judge = lambda claim, reference, prediction: {
+    ...     "facts count predicted evidence": 2, "support predicted evidence": 1,
+    ...     "facts count reference evidence": 3, "support reference evidence": 2}
+    >>> results = tsver.compute(predictions=predictions, references=references, ev2r_judge=judge)
+    >>> results["ev2r_precision"], results["ev2r_recall"], results["ev2r_f1"], results["n_ev2r_failed"]
+    (0.5, 0.3333, 0.4, 0)
+"""
+
+_TIME_SERIES = [{"series": datasets.Value("string"),
+                 "ranges": [{"from": datasets.Value("int32"), "to": datasets.Value("int32")}]}]
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class TSVer(evaluate.Metric):
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=datasets.Features({
+                "predictions": {
+                    "verdict": datasets.Value("string"),
+                    "explanation": datasets.Value("string"),
+                    "time_series": _TIME_SERIES,
+                },
+                "references": {
+                    "claim": datasets.Value("string"),
+                    "verdict": datasets.Value("string"),
+                    "justifications": [datasets.Value("string")],
+                    "time_series": _TIME_SERIES,
+                },
+            }),
+            codebase_urls=["https://github.com/marekstrong/TSVer"],
+            reference_urls=["https://arxiv.org/abs/2511.01101"],
+        )
+
+    def _compute(self, predictions, references, strict=False, ev2r_judge=None, ev2r_aggregation="tsver",
+                 return_per_claim=False):
+        if ev2r_aggregation not in EV2R_AGGREGATIONS:
+            raise ValueError(f"ev2r_aggregation must be one of {list(EV2R_AGGREGATIONS)}, found {ev2r_aggregation!r}")
+        gold, aligned = [], []
+        for i, (p, r) in enumerate(zip(predictions, references)):
+            where = f"example {i}"
+            gold.append({"Claim": r["claim"], "Verdict": r["verdict"], "Justifications": r["justifications"],
+                         "TimeSeries": ranges_from_rows(r["time_series"], f"{where}, references['time_series']")})
+            aligned.append(None if p["verdict"] is None else {
+                "verdict": p["verdict"], "explanation": p["explanation"],
+                "ranges": ranges_from_rows(p["time_series"], f"{where}, predictions['time_series']")})
+        ev2r, judge_name = None, "none"
+        if ev2r_judge is not None:
+            judge = as_judge(ev2r_judge)
+            judge_name = getattr(judge, "signature", "callable")
+            items = ev2r_items(gold, aligned)
+            outcomes = run_judge(judge, [item for _, item in items])
+            ev2r = ev2r_per_claim(len(gold), [i for i, _ in items], outcomes)
+        stats = score_claims(gold, aligned, ev2r)
+        result = aggregate(stats, strict=strict, ev2r_aggregation=ev2r_aggregation)
+        result["signature"] = signature(strict, ev2r_aggregation, judge_name)
+        if return_per_claim:
+            result["per_claim"] = stats
+        return result
+
+
+__version__ = VERSION
