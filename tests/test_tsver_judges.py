@@ -1,0 +1,237 @@
+"""Ev²R judges without a network: recorded records, Python callables, the reply parser, run_judge."""
+
+import json
+import threading
+
+import pytest
+
+from conftest import shared_path
+from benchscore.tsver import judges
+from benchscore.tsver.judges import COUNT_KEYS, JudgeError
+
+# Hand-written records (not copies of ../shared data).
+RECORD_A = dict(zip(COUNT_KEYS, (3, 2, 4, 1)))
+RECORD_B = dict(zip(COUNT_KEYS, (5, 5, 2, 2)))
+
+
+def write_lines(path, lines):
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def official_line(claim, response):
+    return json.dumps({"Claim": claim, "ev2r_response": response}, ensure_ascii=False)
+
+
+# -- recorded judge outputs -------------------------------------------------------------------
+
+
+def test_recorded_judge_on_the_shared_synthetic_perfect_records():
+    records_path = shared_path("data", "tsver", "predictions", "ev2r_synthetic_perfect_test.jsonl")
+    gold_path = shared_path("data", "tsver", "tsver_test.jsonl")
+    gold = [json.loads(line) for line in gold_path.read_text(encoding="utf-8").splitlines()]
+    records = judges.read_recorded(records_path)
+    assert len(records) == 280 and set(records) == {claim["Claim"] for claim in gold}
+
+    items = [(claim["Claim"], "\n".join(claim["Justifications"]), "an explanation") for claim in gold]
+    outcomes = judges.run_judge(judges.RecordedJudge(records_path), items)
+    assert [outcome.claim for outcome in outcomes] == [claim["Claim"] for claim in gold]
+    assert all(outcome.ok for outcome in outcomes)
+    # Synthetic perfect: every side has as many supported facts as facts.
+    for outcome in outcomes:
+        counts = outcome.counts
+        assert counts["support predicted evidence"] == counts["facts count predicted evidence"] > 0
+        assert counts["support reference evidence"] == counts["facts count reference evidence"] > 0
+        assert counts == {key: records[outcome.claim][key] for key in COUNT_KEYS}
+
+
+def test_read_recorded_keeps_raw_records_and_the_judge_counts_missing_keys_as_zero(tmp_path):
+    partial = {"facts count predicted evidence": 2, "support predicted evidence": 1, "facts in predicted evidence": "1. x"}
+    path = write_lines(tmp_path / "ev2r.jsonl", [official_line("A", RECORD_A), "", official_line("B ₂", partial)])
+    records = judges.read_recorded(path)
+    assert records == {"A": RECORD_A, "B ₂": partial}  # raw, missing keys still missing
+    judge = judges.RecordedJudge(path)
+    assert judge("B ₂", "ref", "pred") == {
+        "facts count predicted evidence": 2, "support predicted evidence": 1,
+        "facts count reference evidence": 0, "support reference evidence": 0,
+        "facts in predicted evidence": "1. x"}
+    assert judges.RecordedJudge({"A": RECORD_A})("A", "", "") == RECORD_A
+
+
+def test_recorded_duplicates_later_wins_with_a_warning_naming_both_lines(tmp_path):
+    path = write_lines(tmp_path / "ev2r.jsonl", [official_line("A", RECORD_A), official_line("C", RECORD_A),
+                                                 official_line("A", RECORD_B)])
+    with pytest.warns(UserWarning, match=r"line 3 records claim 'A' again \(first on line 1\)"):
+        records = judges.read_recorded(path)
+    assert records["A"] == RECORD_B
+    # The every-record view keeps both, as the official aggregation sums them.
+    assert [(n, claim) for n, claim, _ in judges.iter_recorded(path)] == [(1, "A"), (2, "C"), (3, "A")]
+
+
+@pytest.mark.parametrize("bad_line, message", [
+    ('{"Claim": "A", "ev2r_response": {', r"line 2: not valid JSON"),
+    ('["A"]', r"line 2: expected a JSON object, found list"),
+    ('{"ev2r_response": {}}', r"line 2: missing key 'Claim'"),
+    ('{"Claim": "A"}', r"line 2: missing key 'ev2r_response'"),
+    ('{"Claim": 7, "ev2r_response": {}}', r"line 2: 'Claim' must be a string, found int"),
+    ('{"Claim": "A", "ev2r_response": "4 facts"}', r"line 2: 'ev2r_response' must be a JSON object, found str"),
+    ('{"Claim": "A", "ev2r_response": {"support predicted evidence": "3"}}',
+     r"line 2: ev2r_response\['support predicted evidence'\] must be an int >= 0, found '3'"),
+    ('{"Claim": "A", "ev2r_response": {"facts count reference evidence": -1}}',
+     r"line 2: ev2r_response\['facts count reference evidence'\] must be an int >= 0, found -1"),
+    ('{"Claim": "A", "ev2r_response": {"facts count reference evidence": 2.0}}', r"found 2.0"),
+])
+def test_read_recorded_names_the_line_of_bad_input(tmp_path, bad_line, message):
+    path = write_lines(tmp_path / "ev2r.jsonl", [official_line("Z", RECORD_A), bad_line])
+    with pytest.raises(ValueError, match=message):
+        judges.read_recorded(path)
+
+
+def test_recorded_judge_fails_for_an_absent_claim():
+    with pytest.raises(JudgeError, match="no recorded Ev2R record for the claim 'unknown'"):
+        judges.RecordedJudge({"A": RECORD_A})("unknown", "ref", "pred")
+
+
+# -- callables --------------------------------------------------------------------------------
+
+
+def test_callable_judge_passes_arguments_through_and_keeps_free_text():
+    seen = []
+
+    def judge(claim, reference, prediction):
+        seen.append((claim, reference, prediction))
+        return RECORD_A | {"fact check predicted evidence": "ok"}
+
+    assert judges.CallableJudge(judge)("c", "r1\nr2", "p") == RECORD_A | {"fact check predicted evidence": "ok"}
+    assert seen == [("c", "r1\nr2", "p")]
+
+
+@pytest.mark.parametrize("result, message", [
+    ([3, 2, 4, 1], r"expected a dict .* found list"),
+    ({k: v for k, v in RECORD_A.items() if k != "support reference evidence"},
+     r"missing key 'support reference evidence'"),
+    (RECORD_A | {"support predicted evidence": -2}, r"'support predicted evidence' must be an int >= 0, found -2"),
+    (RECORD_A | {"support predicted evidence": True}, r"found True"),
+    (RECORD_A | {"facts count predicted evidence": "3"}, r"found '3'"),
+    (RECORD_A | {"facts count predicted evidence": 3.0}, r"found 3.0"),
+])
+def test_callable_judge_rejects_a_bad_result_clearly(result, message):
+    def my_judge(claim, reference, prediction):
+        return result
+
+    with pytest.raises(JudgeError, match=r"^judge my_judge returned a bad result: .*" + message):
+        judges.CallableJudge(my_judge)("c", "r", "p")
+
+
+def test_as_judge_picks_the_judge_kind(tmp_path):
+    path = write_lines(tmp_path / "ev2r.jsonl", [official_line("A", RECORD_A)])
+    assert isinstance(judges.as_judge(path), judges.RecordedJudge)
+    assert isinstance(judges.as_judge(str(path)), judges.RecordedJudge)
+    assert isinstance(judges.as_judge({"A": RECORD_A}), judges.RecordedJudge)
+    assert isinstance(judges.as_judge(lambda c, r, p: RECORD_A), judges.CallableJudge)
+    recorded = judges.RecordedJudge(path)
+    assert judges.as_judge(recorded) is recorded
+    with pytest.raises(TypeError, match="judge: expected a path, a mapping claim -> record or a callable, found int"):
+        judges.as_judge(3)
+
+
+# -- run_judge --------------------------------------------------------------------------------
+
+
+def test_run_judge_keeps_order_and_reports_failures_as_outcomes():
+    def judge(claim, reference, prediction):
+        if claim.startswith("fail"):
+            raise JudgeError(f"cannot judge {claim}")
+        if claim.startswith("bad"):
+            return {"facts count predicted evidence": 1}
+        return dict(zip(COUNT_KEYS, (len(claim), 0, 1, 1)))
+
+    claims = ["a", "fail-1", "bbb", "bad", "cccc", "fail-2"]
+    for concurrency in (1, 3):
+        outcomes = judges.run_judge(judge, [(c, "r", "p") for c in claims], concurrency=concurrency, progress=False)
+        assert [o.claim for o in outcomes] == claims
+        assert [o.ok for o in outcomes] == [True, False, True, False, True, False]
+        assert outcomes[0].counts["facts count predicted evidence"] == 1
+        assert outcomes[4].counts["facts count predicted evidence"] == 4
+        assert outcomes[1].error == "cannot judge fail-1" and outcomes[1].counts is None
+        assert "missing key 'support predicted evidence'" in outcomes[3].error
+
+
+def test_run_judge_runs_concurrently_and_lets_bugs_propagate():
+    in_flight, peak, lock = [0], [0], threading.Lock()
+    barrier = threading.Barrier(3, timeout=10)
+
+    def judge(claim, reference, prediction):
+        with lock:
+            in_flight[0] += 1
+            peak[0] = max(peak[0], in_flight[0])
+        barrier.wait()  # passes only if three calls run at once
+        with lock:
+            in_flight[0] -= 1
+        return RECORD_A
+
+    outcomes = judges.run_judge(judge, [(str(i), "r", "p") for i in range(6)], concurrency=3, progress=False)
+    assert all(o.ok for o in outcomes) and peak[0] == 3
+
+    def buggy(claim, reference, prediction):
+        raise KeyError("a bug, not a judge failure")
+
+    with pytest.raises(KeyError):
+        judges.run_judge(buggy, [("a", "r", "p")] * 4, concurrency=2, progress=False)
+
+
+def test_run_judge_progress_bar_on_stderr_only_when_asked(capsys):
+    items = [("a", "r", "p"), ("b", "r", "p")]
+    judges.run_judge(judges.RecordedJudge({"a": RECORD_A, "b": RECORD_B}), items, progress=True)
+    captured = capsys.readouterr()
+    assert "Ev2R judge" in captured.err and "2/2" in captured.err and captured.out == ""
+    judges.run_judge(judges.RecordedJudge({"a": RECORD_A, "b": RECORD_B}), items)  # a recorded judge: no bar
+    assert capsys.readouterr().err == ""
+
+
+# -- prompt and reply parser ------------------------------------------------------------------
+
+
+def test_prompt_has_the_one_shot_design_and_its_example_is_a_valid_answer():
+    prompt = judges.build_prompt("My claim.", "Ref line 1\nRef line 2", "My prediction.")
+    for step in range(1, 6):
+        assert f"Step {step}." in prompt
+    assert prompt.endswith("# CLAIM:\nMy claim.\n\n# REFERENCE EVIDENCE:\nRef line 1\nRef line 2\n\n"
+                           "# PREDICTED EVIDENCE:\nMy prediction.\n\n# ANSWER:\n")
+    example = prompt[prompt.index("## Example"):prompt.index("## Your task")]
+    response = judges.parse_reply(example)
+    assert [response[key] for key in COUNT_KEYS] == [6, 5, 6, 4]
+    assert set(response) == set(COUNT_KEYS) | set(judges.TEXT_KEYS)
+    # The example's fact lists and checks agree with its counts.
+    for side in ("predicted", "reference"):
+        facts = response[f"facts in {side} evidence"].split("\n")
+        checks = response[f"fact check {side} evidence"].split("\n")
+        assert len(facts) == len(checks) == response[f"facts count {side} evidence"]
+        supported = [check for check in checks if check.split(". ", 1)[1].startswith("supported")]
+        assert len(supported) == response[f"support {side} evidence"]
+
+
+@pytest.mark.parametrize("reply", [
+    "```json\n" + json.dumps(RECORD_A) + "\n```",
+    "Sure.\n```JSON\n" + json.dumps(RECORD_A, indent=2) + "\n```\nDone.",
+    "```\n" + json.dumps(RECORD_A) + "\n```",
+    json.dumps(RECORD_A),
+    "  \n" + json.dumps(RECORD_A, indent=1) + "\n",
+    "The answer is " + json.dumps(RECORD_A) + " as requested.",
+    "```python\nx = 1\n```\n```json\n" + json.dumps(RECORD_A) + "\n```",
+])
+def test_parse_reply_accepts_fenced_and_bare_json(reply):
+    assert {key: judges.parse_reply(reply)[key] for key in COUNT_KEYS} == RECORD_A
+
+
+@pytest.mark.parametrize("reply, message", [
+    ("I cannot help with that.", r"judge reply holds no JSON object: 'I cannot help with that.'"),
+    ("```json\n{\"facts count predicted evidence\": 3,\n```", r"holds no JSON object"),
+    ("```json\n[1, 2, 3, 4]\n```", r"holds no JSON object"),
+    ("```json\n" + json.dumps(RECORD_A | {"support predicted evidence": "two"}) + "\n```",
+     r"judge reply: key 'support predicted evidence' must be an int >= 0, found 'two'"),
+    ("{" + "x" * 500, r"\.\.\.'$"),
+])
+def test_parse_reply_rejects_malformed_replies(reply, message):
+    with pytest.raises(JudgeError, match=message):
+        judges.parse_reply(reply)
