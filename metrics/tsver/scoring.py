@@ -251,6 +251,14 @@ def ranges_from_rows(rows, where="time_series"):
     return series
 
 
+def series_rows(series):
+    """The `datasets` form of an official series dict (inverse of `ranges_from_rows`)."""
+    if series is None:
+        return None
+    return [{"series": s, "ranges": [{"from": r["from"], "to": r["to"]} for r in ranges]}
+            for s, ranges in series.items()]
+
+
 def ev2r_items(gold, predictions):
     """(claim index, (claim, reference, prediction)) for each claim an Ev²R judge reads.
 
