@@ -1,0 +1,118 @@
+"""A small fake OpenAI-compatible chat-completions server on 127.0.0.1, for the Ev²R judge tests.
+
+By default it answers each request with a fenced JSON record whose counts are a function of the
+claim (``counts_for``), so replies stay right however concurrent requests interleave.  A test
+scripts per-claim misbehaviour with ``server.script[claim] = [action, ...]``, consumed one action
+per request for that claim; each action is a dict with any of
+  ``sleep`` (seconds before answering; interrupted when the server stops),
+  ``status`` (an HTTP error status, with ``body`` as the error text),
+  ``content`` (the reply text of a 200 answer), ``raw`` (a 200 answer's whole body, not JSON),
+  ``headers`` (extra response headers).
+An action with only ``sleep`` answers normally afterwards.  ``hold`` delays every answer (to make
+concurrency observable).  Every request is recorded (headers and decoded body), as is the
+largest number of requests in flight at once.
+"""
+
+import http.server
+import json
+import threading
+
+
+def counts_for(claim):
+    """The default reply's counts: a deterministic function of the claim text."""
+    n = len(claim)
+    return {
+        "facts count predicted evidence": n % 5 + 2,
+        "support predicted evidence": n % 3,
+        "facts count reference evidence": n % 4 + 3,
+        "support reference evidence": n % 2 + 1,
+    }
+
+
+def fenced(record):
+    return "Here is my analysis.\n```json\n" + json.dumps(record, indent=2) + "\n```\n"
+
+
+def claim_of(prompt):
+    """The claim of the last `# CLAIM:` block (the prompt's worked example has one too)."""
+    start = prompt.rindex("# CLAIM:\n") + len("# CLAIM:\n")
+    return prompt[start:prompt.index("\n\n# REFERENCE EVIDENCE:", start)]
+
+
+class FakeJudgeServer:
+    def __init__(self, hold=0.0):
+        self.hold = hold
+        self.script = {}
+        self.requests = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        owner = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):  # keep test output clean
+                pass
+
+            def do_POST(self):
+                owner._handle(self)
+
+        self._httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.02,), daemon=True)
+
+    @property
+    def base_url(self):
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def start(self):
+        self._thread.start()
+        return self
+
+    def stop(self):
+        self._stopping.set()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join()
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def _handle(self, handler):
+        body = json.loads(handler.rfile.read(int(handler.headers["Content-Length"])))
+        claim = claim_of(body["messages"][-1]["content"])
+        with self._lock:
+            self.requests.append({"path": handler.path, "headers": dict(handler.headers), "body": body})
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            actions = self.script.get(claim)
+            action = actions.pop(0) if actions else {}
+        try:
+            self._stopping.wait(self.hold + action.get("sleep", 0))
+            if "status" in action:
+                payload = json.dumps({"error": {"message": action.get("body", "error")}}).encode()
+                status = action["status"]
+            elif "raw" in action:
+                payload, status = action["raw"].encode(), 200
+            else:
+                content = action.get("content", fenced(counts_for(claim)))
+                answer = {"id": "fake", "object": "chat.completion", "model": body["model"],
+                          "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                                       "finish_reason": "stop"}]}
+                payload, status = json.dumps(answer).encode(), 200
+            handler.send_response(status)
+            handler.send_header("Content-Type", "application/json")
+            handler.send_header("Content-Length", str(len(payload)))
+            for name, value in action.get("headers", {}).items():
+                handler.send_header(name, value)
+            handler.end_headers()
+            handler.wfile.write(payload)
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up (a timeout test)
+            pass
+        finally:
+            with self._lock:
+                self.in_flight -= 1

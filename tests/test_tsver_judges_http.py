@@ -1,0 +1,227 @@
+"""The OpenAI-compatible Ev²R judge end to end against a fake server on 127.0.0.1 (never the internet)."""
+
+import json
+import logging
+import socket
+import threading
+
+import pytest
+
+from benchscore.tsver import judges
+from benchscore.tsver.judges import COUNT_KEYS, JudgeError
+from fake_judge_server import FakeJudgeServer, counts_for, fenced
+
+SECRET = "sk-test-DO-NOT-LEAK-0123456789"
+
+
+@pytest.fixture
+def server():
+    with FakeJudgeServer() as fake:
+        yield fake
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch):
+    monkeypatch.setenv("BENCHSCORE_TEST_JUDGE_KEY", SECRET)
+
+
+def make_judge(server, tmp_path=None, **options):
+    settings = dict(api_key_env="BENCHSCORE_TEST_JUDGE_KEY", cache_dir=tmp_path and tmp_path / "cache",
+                    timeout=5.0, backoff=0.0, progress=False)
+    return judges.OpenAIJudge(server.base_url, "fake-model", **(settings | options))
+
+
+def counts_only(response):
+    return {key: response[key] for key in COUNT_KEYS}
+
+
+def test_one_request_per_claim_with_our_prompt_temperature_seed_and_key(server):
+    response = make_judge(server)("Claim one.", "Ref A\nRef B", "Pred text.")
+    assert counts_only(response) == counts_for("Claim one.")
+    [request] = server.requests
+    assert request["path"] == "/v1/chat/completions"
+    assert request["headers"]["Authorization"] == f"Bearer {SECRET}"
+    body = request["body"]
+    assert body["model"] == "fake-model" and body["temperature"] == 0 and body["seed"] == 0
+    assert body["messages"] == [{"role": "user", "content": judges.build_prompt("Claim one.", "Ref A\nRef B", "Pred text.")}]
+
+
+def test_temperature_seed_and_key_are_left_out_when_none(server, monkeypatch):
+    make_judge(server, api_key_env=None, temperature=None, seed=None)("c", "r", "p")
+    body = server.requests[0]["body"]
+    assert "temperature" not in body and "seed" not in body
+    assert "Authorization" not in server.requests[0]["headers"]
+
+
+@pytest.mark.parametrize("reply", [
+    fenced(dict(zip(COUNT_KEYS, (4, 3, 2, 1)))),
+    json.dumps(dict(zip(COUNT_KEYS, (4, 3, 2, 1)))),
+    "Counts:\n" + json.dumps(dict(zip(COUNT_KEYS, (4, 3, 2, 1))), indent=2) + "\nThat is all.",
+])
+def test_fenced_and_bare_json_replies(server, reply):
+    server.script["c"] = [{"content": reply}]
+    assert counts_only(make_judge(server)("c", "r", "p")) == dict(zip(COUNT_KEYS, (4, 3, 2, 1)))
+    assert len(server.requests) == 1
+
+
+@pytest.mark.parametrize("failures", [
+    [{"content": "I am unable to count facts today."}],
+    [{"content": "```json\n{\"facts count predicted evidence\": 2\n```"}],
+    [{"content": fenced({"facts count predicted evidence": "two"})}],
+    [{"raw": "<html>Bad gateway</html>"}],
+    [{"raw": json.dumps({"choices": []})}],
+    [{"status": 429, "body": "rate limited"}, {"status": 500}, {"status": 503}],
+    [{"status": 429, "headers": {"Retry-After": "0"}}],
+])
+def test_malformed_replies_and_http_errors_are_retried_then_succeed(server, failures):
+    server.script["c"] = list(failures)
+    judge = make_judge(server, max_retries=3)
+    assert counts_only(judge("c", "r", "p")) == counts_for("c")
+    assert len(server.requests) == judge.requests_made == len(failures) + 1
+
+
+def test_timeout_is_retried(server):
+    server.script["slow"] = [{"sleep": 3.0}]
+    judge = make_judge(server, timeout=0.3, max_retries=1)
+    assert counts_only(judge("slow", "r", "p")) == counts_for("slow")
+    assert len(server.requests) == 2
+
+
+def test_connection_refused_is_retried_then_a_judge_failure():
+    with socket.socket() as probe:  # a free port, closed again: nobody listens on it
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    judge = judges.OpenAIJudge(f"http://127.0.0.1:{port}/v1", "m", api_key_env=None, cache_dir=None, max_retries=1, backoff=0.0, timeout=2.0)
+    with pytest.raises(JudgeError, match=r"failed after 2 attempts: .*Connection refused"):
+        judge("c", "r", "p")
+
+
+def test_exhausted_retries_are_a_counted_failure_and_backoff_grows(server, monkeypatch):
+    sleeps = []
+    monkeypatch.setattr(judges.time, "sleep", sleeps.append)
+    server.script["doomed"] = [{"status": 500, "body": "server exploded"}] * 4
+    judge = make_judge(server, max_retries=3, backoff=0.5)
+    outcomes = judges.run_judge(judge, [("ok 1", "r", "p"), ("doomed", "r", "p"), ("ok 2", "r", "p")],
+                                concurrency=1)
+    assert [o.ok for o in outcomes] == [True, False, True]
+    assert outcomes[1].error.startswith("Ev2R judge failed after 4 attempts: HTTP 500 from ")
+    assert "server exploded" in outcomes[1].error
+    assert sleeps == [0.5, 1.0, 2.0]
+    assert sum(1 for r in server.requests if "# CLAIM:\ndoomed\n" in r["body"]["messages"][0]["content"]) == 4
+
+
+def test_retry_after_is_honoured_up_to_a_cap(server, monkeypatch):
+    sleeps = []
+    monkeypatch.setattr(judges.time, "sleep", sleeps.append)
+    server.script["c"] = [{"status": 429, "headers": {"Retry-After": "7"}}, {"status": 429, "headers": {"Retry-After": "900"}}]
+    make_judge(server, max_retries=2, backoff=0.1)("c", "r", "p")
+    assert sleeps == [7.0, 60.0]
+
+
+def test_client_errors_fail_at_once(server):
+    server.script["c"] = [{"status": 404, "body": "model fake-model not found"}]
+    with pytest.raises(JudgeError, match=r"^Ev2R judge request refused: HTTP 404 from .*model fake-model not found"):
+        make_judge(server, max_retries=3)("c", "r", "p")
+    assert len(server.requests) == 1
+
+
+def test_cache_makes_a_rerun_free_and_identical(server, tmp_path):
+    items = [(f"claim {i}", f"ref {i}\nref b", f"pred {i}") for i in range(6)]
+    server.script["claim 3"] = [{"status": 500}] * 2  # a failure: not cached, tried again next run
+    first = judges.run_judge(make_judge(server, tmp_path, max_retries=1), items, concurrency=3)
+    assert [o.ok for o in first] == [True, True, True, False, True, True]
+    assert len(server.requests) == 7
+
+    second = judges.run_judge(make_judge(server, tmp_path, max_retries=1), items, concurrency=3)
+    assert len(server.requests) == 8  # only the failed claim again
+    assert [o.counts for o in second if o.claim != "claim 3"] == [o.counts for o in first if o.ok]
+    assert second[3].counts == counts_for("claim 3")
+
+    rerun = make_judge(server, tmp_path)
+    third = judges.run_judge(rerun, items)
+    assert len(server.requests) == 8 and rerun.requests_made == 0
+    assert third == second
+    # The inputs, model, temperature and seed are all part of the key.
+    for changed in (dict(model="other-model"), dict(seed=1), dict(temperature=0.7)):
+        other = judges.OpenAIJudge(server.base_url, **(dict(model="fake-model", api_key_env="BENCHSCORE_TEST_JUDGE_KEY",
+                                   cache_dir=tmp_path / "cache", backoff=0.0) | changed))
+        other(*items[0])
+        assert other.requests_made == 1
+    make_judge(server, tmp_path)(items[0][0], items[0][1] + " ", items[0][2])
+    assert len(server.requests) == 12
+
+
+def test_cache_needs_no_key_and_survives_a_damaged_entry(server, tmp_path, monkeypatch):
+    judge = make_judge(server, tmp_path)
+    expected = judge("c", "r", "p")
+    [entry] = (tmp_path / "cache").rglob("*.json")
+    stored = json.loads(entry.read_text(encoding="utf-8"))
+    assert stored["claim"] == "c" and stored["response"] == expected and stored["model"] == "fake-model"
+
+    monkeypatch.delenv("BENCHSCORE_TEST_JUDGE_KEY")
+    assert make_judge(server, tmp_path)("c", "r", "p") == expected  # served from the cache, no key needed
+    with pytest.raises(ValueError, match="environment variable BENCHSCORE_TEST_JUDGE_KEY holding the API key is not set"):
+        make_judge(server, tmp_path)("new claim", "r", "p")
+    assert len(server.requests) == 1
+
+    monkeypatch.setenv("BENCHSCORE_TEST_JUDGE_KEY", SECRET)
+    entry.write_text('{"response": {"facts count', encoding="utf-8")
+    assert make_judge(server, tmp_path)("c", "r", "p") == expected
+    assert len(server.requests) == 2
+
+
+def test_the_key_never_appears_in_errors_logs_reprs_or_the_cache(server, tmp_path, caplog, capsys):
+    caplog.set_level(logging.DEBUG)
+    # Real APIs echo (part of) a rejected key in the error body; this one echoes all of it.
+    server.script["refused"] = [{"status": 401, "body": f"Incorrect API key provided: {SECRET}"}]
+    server.script["flaky"] = [{"status": 503, "body": f"overloaded (key {SECRET})"}] * 2
+    judge = make_judge(server, tmp_path, max_retries=1, progress=True)
+    outcomes = judges.run_judge(judge, [("ok", "r", "p"), ("refused", "r", "p"), ("flaky", "r", "p")], concurrency=2)
+    assert [o.ok for o in outcomes] == [True, False, False]
+    assert "Incorrect API key provided: <hidden>" in outcomes[1].error
+    assert "overloaded (key <hidden>)" in outcomes[2].error
+    assert "overloaded (key <hidden>)" in caplog.text  # the retry was logged, redacted
+
+    server.script["refused again"] = [{"status": 401, "body": SECRET}]
+    with pytest.raises(JudgeError) as raised:
+        judge("refused again", "r", "p")
+    # Even a traceback that shows every local variable of the judge's frames.
+    texts = [str(raised.value), repr(raised.value), str(raised.getrepr(showlocals=True, chain=True))]
+    captured = capsys.readouterr()
+    texts += [o.error for o in outcomes if o.error] + [caplog.text, repr(judge), str(vars(judge)), captured.out, captured.err]
+    texts += [path.read_text(encoding="utf-8") for path in (tmp_path / "cache").rglob("*") if path.is_file()]
+    assert len(texts) > 8
+    assert not [text for text in texts if SECRET in text]
+    assert all(request["headers"]["Authorization"] == f"Bearer {SECRET}" for request in server.requests)
+
+
+def test_concurrency_limit_is_respected(tmp_path):
+    with FakeJudgeServer(hold=0.15) as server:
+        judge = make_judge(server, concurrency=3)
+        items = [(f"claim {i}", "r", "p") for i in range(9)]
+        outcomes = judges.run_judge(judge, items)  # the judge's own concurrency
+        assert [o.counts for o in outcomes] == [counts_for(c) for c, _, _ in items]
+        assert server.max_in_flight == 3
+
+    # However many threads call it, the judge itself keeps to its limit.
+    with FakeJudgeServer(hold=0.1) as server:
+        judge = make_judge(server, concurrency=2)
+        threads = [threading.Thread(target=judge, args=(f"t{i}", "r", "p")) for i in range(6)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert len(server.requests) == 6 and server.max_in_flight == 2
+
+
+def test_bad_settings_are_refused():
+    with pytest.raises(ValueError, match="concurrency must be an int >= 1, found 0"):
+        judges.OpenAIJudge("http://127.0.0.1:9/v1", "m", concurrency=0)
+    with pytest.raises(ValueError, match="max_retries must be an int >= 0, found -1"):
+        judges.OpenAIJudge("http://127.0.0.1:9/v1", "m", max_retries=-1)
+
+
+def test_signature_names_what_changes_the_numbers(server):
+    judge = make_judge(server, seed=7)
+    assert judge.signature == f"openai(model=fake-model,prompt={judges.PROMPT_VERSION},temperature=0,seed=7)"
+    assert "|" not in judge.signature
