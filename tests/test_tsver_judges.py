@@ -87,6 +87,13 @@ def test_read_recorded_names_the_line_of_bad_input(tmp_path, bad_line, message):
         judges.read_recorded(path)
 
 
+def test_recorded_signature_tells_record_sets_apart():
+    same = judges.RecordedJudge({"A": RECORD_A, "B": RECORD_B}).signature
+    assert same == judges.RecordedJudge({"B": dict(RECORD_B), "A": RECORD_A}).signature
+    assert same.startswith("recorded(n=2,sha256=") and "|" not in same
+    assert same != judges.RecordedJudge({"A": RECORD_A, "B": RECORD_A}).signature
+
+
 def test_recorded_judge_fails_for_an_absent_claim():
     with pytest.raises(JudgeError, match="no recorded Ev2R record for the claim 'unknown'"):
         judges.RecordedJudge({"A": RECORD_A})("unknown", "ref", "pred")

@@ -156,10 +156,14 @@ class RecordedJudge:
     the free-text keys come back as recorded.
     """
 
-    signature = "recorded"
-
     def __init__(self, source):
         self.records = dict(source) if isinstance(source, Mapping) else read_recorded(source)
+
+    @property
+    def signature(self):
+        """Which records: their number and a digest of their content (two files, two signatures)."""
+        canonical = json.dumps(self.records, sort_keys=True, ensure_ascii=False, default=repr)
+        return f"recorded(n={len(self.records)},sha256={hashlib.sha256(canonical.encode('utf-8')).hexdigest()[:12]})"
 
     def __call__(self, claim, reference, prediction):
         if claim not in self.records:
