@@ -1,0 +1,412 @@
+"""TempBench pure scoring: parity with the reference scorer's recorded outputs, and our sharp edges."""
+
+import glob
+import importlib.util
+import json
+import math
+
+import pytest
+
+from benchscore.tempbench_trp import scoring
+from conftest import METRICS, shared_path
+
+FIXTURES = ("data", "tempbench", "fixtures")
+QUESTION_FILES = ("questions_point.jsonl", "questions_interval.jsonl")
+EXAMPLES = METRICS / "tempbench_trp" / "examples"
+
+
+def _json(value):
+    """Our results as the expected files store them (None slice keys become "null")."""
+    return json.loads(json.dumps(value))
+
+
+def _questions(name):
+    return list(scoring.iter_jsonl(shared_path(*FIXTURES, name)))
+
+
+def _evidence(name):
+    return {r["id"]: r["evidence"] for r in scoring.iter_jsonl(shared_path(*FIXTURES, name))}
+
+
+def _try_rows(questions, evidence, space):
+    out = []
+    for q in questions:
+        try:
+            out.append(scoring.score_question(q, evidence[q["id"]], space))
+        except ValueError as err:
+            out.append(err)
+    return out
+
+
+def _expected_files():
+    pattern = str(shared_path(*FIXTURES) / "expected_*.json")
+    return sorted(glob.glob(pattern))
+
+
+@pytest.fixture(scope="module")
+def reference():
+    path = shared_path("reference", "tempbench_eval.py")
+    spec = importlib.util.spec_from_file_location("tempbench_eval_reference", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# ---------------------------------------------------------------- parity on the public fixtures
+
+
+def test_all_24_expected_files_are_there():
+    assert len(_expected_files()) == 24
+
+
+@pytest.mark.parametrize("space", ["label", "id"])
+def test_natural_space_gives_the_reference_rows_and_aggregates(space):
+    checked = 0
+    for path in _expected_files():
+        expected = json.load(open(path, encoding="utf-8"))
+        if expected["natural_key"] != space:
+            continue
+        evidence = _evidence(expected["evidence_file"])
+        for questions_file, groups in expected["results"].items():
+            questions = _questions(questions_file)
+            (group,) = [g for g in groups if space in g["keys"]]
+            assert group["n_errors"] == 0
+            rows = scoring.score_questions(questions, [evidence[q["id"]] for q in questions], space)
+            assert _json(rows) == group["rows"], (path, questions_file)
+            assert _json(scoring.aggregate(rows)) == group["aggregate"], (path, questions_file)
+            test_rows = [r for r, q in zip(rows, questions) if q["split"] == "test"]
+            assert _json(scoring.aggregate(test_rows)) == group["aggregate_test_split"]
+            checked += 1
+    assert checked == 24  # 12 evidence files in this space x 2 question files
+
+
+@pytest.mark.parametrize("space", ["label", "id"])
+def test_wrong_space_is_an_error_never_a_silent_number(space):
+    """Where the reference errors or silently scores zero, we raise, or give the natural row."""
+    for path in _expected_files():
+        expected = json.load(open(path, encoding="utf-8"))
+        if expected["natural_key"] == space:
+            continue
+        evidence = _evidence(expected["evidence_file"])
+        for questions_file, groups in expected["results"].items():
+            questions = _questions(questions_file)
+            (natural,) = [g for g in groups if expected["natural_key"] in g["keys"]]
+            ours = _try_rows(questions, evidence, space)
+            errors = [r for r in ours if isinstance(r, ValueError)]
+            scored = [(r, n) for r, n in zip(ours, natural["rows"]) if not isinstance(r, ValueError)]
+            assert errors, (path, questions_file)
+            for err in errors:
+                assert "space" in str(err) and "question 'tbs-" in str(err)
+            # A question that is not refused is one where no retrieved triple matches gold in any
+            # space: the space cannot change its number.
+            assert all(_json(r) == n and r["hits"] == 0 for r, n in scored)
+
+
+def test_reference_auto_key_equals_our_id_space_on_id_evidence():
+    for path in _expected_files():
+        expected = json.load(open(path, encoding="utf-8"))
+        evidence = _evidence(expected["evidence_file"])
+        for questions_file, groups in expected["results"].items():
+            (auto,) = [g for g in groups if "auto" in g["keys"]]
+            if expected["space"] in ("id", "tuple_id"):
+                questions = _questions(questions_file)
+                rows = scoring.score_questions(questions, [evidence[q["id"]] for q in questions], "id")
+                assert _json(rows) == auto["rows"]
+            else:
+                # auto reads gold (which carries ids) in id space: label evidence silently scores 0.
+                assert all(r["hits"] == 0 for r in auto["rows"])
+
+
+def test_fixture_rows_match_the_live_reference_too(reference):
+    questions = _questions("questions_interval.jsonl")
+    evidence = _evidence("evidence_oracle_plus_noise_tuple_label.jsonl")
+    ours = [scoring.score_question(q, evidence[q["id"]], "label") for q in questions]
+    theirs = [reference.score_question(q, evidence[q["id"]], "label") for q in questions]
+    assert ours == theirs
+    assert scoring.aggregate(ours) == reference.aggregate(theirs)
+
+
+# ---------------------------------------------------------------- the 15 edge cases
+
+
+def _edge_cases():
+    return [json.loads(line) for line in open(shared_path(*FIXTURES, "edge_cases.jsonl"), encoding="utf-8")]
+
+
+def test_edge_cases_with_an_explicit_key_match_the_reference_row():
+    cases = [c for c in _edge_cases() if c["key"] != "auto"]
+    assert len(cases) == 13
+    for case in cases:
+        row = scoring.score_question(case["question"], case["evidence"], case["key"])
+        assert _json(row) == case["expected"]["row"], case["case"]
+
+
+def test_edge_case_tuple_id_evidence_auto_is_our_id_space():
+    (case,) = [c for c in _edge_cases() if c["case"] == "tuple_id_evidence_auto"]
+    assert scoring.score_question(case["question"], case["evidence"], "id") == case["expected"]["row"]
+    with pytest.raises(ValueError, match="space must be 'label' or 'id', found 'auto'"):
+        scoring.score_question(case["question"], case["evidence"], "auto")
+    with pytest.raises(ValueError, match=r"evidence\[0\] .* matches a gold triple in id space"):
+        scoring.score_question(case["question"], case["evidence"], "label")
+
+
+def test_edge_case_label_evidence_under_auto_is_scored_not_zeroed():
+    (case,) = [c for c in _edge_cases() if c["case"] == "gold_both_spaces_label_evidence_auto"]
+    assert case["expected"]["row"]["hits"] == 0  # the reference's silent zero
+    row = scoring.score_question(case["question"], case["evidence"], "label")
+    assert (row["hits"], row["trp"], row["ccr"]) == (1, 1.0, 1)
+    with pytest.raises(ValueError, match=r"evidence\[0\] lacks s_id, r_id, o_id .*space='label'"):
+        scoring.score_question(case["question"], case["evidence"], "id")
+
+
+def test_edge_aggregate_cases():
+    cases = json.load(open(shared_path(*FIXTURES, "edge_aggregate.json"), encoding="utf-8"))["cases"]
+    assert len(cases) == 3
+    for case in cases:
+        ours = _json(scoring.aggregate(case["rows"], by=tuple(case["by"])))
+        if case["rows"]:
+            assert ours == case["expected"], case["case"]
+        else:
+            # Ours: the reference's {'n_questions': 0} plus every other key, rates undefined.
+            assert {k: ours[k] for k in case["expected"]} == case["expected"]
+            assert ours == {"n_questions": 0, "coverage": None, "TRP_macro": None, "TRP_micro": None,
+                            "CCR": None, "by_complexity": {}, "by_operator": {}}
+
+
+# ---------------------------------------------------------------- our own small fixtures
+
+
+def _example():
+    questions = list(scoring.iter_jsonl(EXAMPLES / "questions.jsonl"))
+    evidence = [r["evidence"] for r in scoring.iter_jsonl(EXAMPLES / "evidence.jsonl")]
+    return questions, evidence
+
+
+Q = {
+    "id": "q1", "t_query": 1994.0, "complexity": "1hop", "operator_type": "point_in_time",
+    "S_star": [{"s": "A", "r": "rel", "o": "B", "s_id": "Q1", "r_id": "P1", "o_id": "Q2",
+                "t_start": 1994.0, "t_end": 1994.0}],
+}
+GOLD = {"s": "A", "r": "rel", "o": "B", "t_start": 1994.0, "t_end": 1994.0}
+NOISE = {"s": "A", "r": "rel", "o": "C", "t_start": 1994.0, "t_end": 1994.0}
+
+
+def test_hand_written_examples_rows():
+    questions, evidence = _example()
+    rows = scoring.score_questions(questions, evidence)
+    assert [(r["n_ret"], r["hits"], r["n_gold"], r["trp"], r["ccr"]) for r in rows] == [
+        (4, 2, 1, 0.5, 1),      # gold twice (both count), a distractor, a stale copy
+        (2, 1, 2, 0.5, 0),      # half of a 2-hop chain
+        (3, 3, 3, 1.0, 1),      # interval gold, wide evidence intervals
+        (0, 0, 1, None, 0),     # nothing retrieved
+    ]
+    result = scoring.aggregate(rows)
+    assert (result["coverage"], result["TRP_macro"], result["TRP_micro"], result["CCR"]) == (0.75, 2 / 3, 6 / 9, 0.5)
+    assert result["by_complexity"]["1hop"] == {"n": 2, "TRP": 0.5, "CCR": 0.5}
+
+
+def test_id_space_on_hand_written_examples():
+    q = dict(Q)
+    row = scoring.score_question(q, [{"s_id": "Q1", "r_id": "P1", "o_id": "Q2", "t_start": 1994, "t_end": 1994}], "id")
+    assert (row["hits"], row["ccr"]) == (1, 1)
+    assert scoring.score_question(q, [("Q1", "P1", "Q2", 1990, 2000)], "id")["hits"] == 1
+
+
+def test_time_rules_inclusive_inf_nan_inverted():
+    def hits(start, end):
+        return scoring.score_question(Q, [dict(GOLD, t_start=start, t_end=end)])["hits"]
+
+    assert hits(1994, 1994) == 1 and hits(1990, 1994) == 1 and hits(1994, 2000) == 1
+    assert hits("-inf", "inf") == 1 and hits(float("-inf"), 1994.0) == 1  # open bounds
+    assert hits(1995, 1993) == 0  # inverted: never valid
+    assert hits("nan", 2000) == 0 and hits(1990, math.nan) == 0  # nan never matches
+    assert hits(1995, 1995) == 0
+
+
+def test_gold_times_are_never_read():
+    q = dict(Q, S_star=[dict(Q["S_star"][0], t_start=1800.0, t_end=1800.0)])
+    assert scoring.score_question(q, [GOLD])["hits"] == 1
+
+
+def test_empty_gold_is_a_row_with_ccr_zero():
+    row = scoring.score_question(dict(Q, S_star=[]), [GOLD])
+    assert (row["n_gold"], row["hits"], row["trp"], row["ccr"]) == (0, 0, 0.0, 0)
+
+
+@pytest.mark.parametrize("bad", [None, "1994-05-01"])
+@pytest.mark.parametrize("field", ["t_start", "t_end"])
+def test_bad_evidence_time_names_question_item_and_field(bad, field):
+    evidence = [NOISE, dict(GOLD, **{field: bad})]
+    with pytest.raises(ValueError, match=rf"question 'q1': evidence\[1\]\.{field} must be a year .*found {bad!r}"):
+        scoring.score_question(Q, evidence)
+
+
+def test_missing_evidence_time_is_an_error():
+    item = {k: v for k, v in GOLD.items() if k != "t_end"}
+    with pytest.raises(ValueError, match=r"evidence\[0\]\.t_end must be a year .*found None"):
+        scoring.score_question(Q, [item])
+    with pytest.raises(ValueError, match=r"evidence\[0\]\.t_start must be a year"):
+        scoring.score_question(Q, [("A", "rel", "B", None, 1994)])
+
+
+@pytest.mark.parametrize("bad", [None, "1994-05-01", "soon"])
+def test_bad_t_query_is_an_error(bad):
+    with pytest.raises(ValueError, match=rf"question 'q1': t_query must be a year .*found {bad!r}"):
+        scoring.score_question(dict(Q, t_query=bad), [GOLD])
+
+
+def test_unknown_space_is_rejected():
+    for space in ("auto", "labels", None):
+        with pytest.raises(ValueError, match="space must be 'label' or 'id'"):
+            scoring.score_question(Q, [GOLD], space)
+
+
+def test_malformed_evidence_items():
+    with pytest.raises(ValueError, match=r"evidence\[0\] must be \(s, r, o, t_start, t_end\), found 4 fields"):
+        scoring.score_question(Q, [("A", "rel", "B", 1994)])
+    with pytest.raises(TypeError, match=r"evidence\[0\] must be a dict or a 5-tuple, found str"):
+        scoring.score_question(Q, ["A rel B"])
+    with pytest.raises(TypeError, match=r"evidence\[0\]\.o must be a string, found list"):
+        scoring.score_question(Q, [dict(GOLD, o=["B"])])
+    with pytest.raises(TypeError, match="evidence must be a list of triples, found NoneType"):
+        scoring.score_question(Q, None)
+
+
+def test_gold_without_the_chosen_space_is_an_error():
+    q = dict(Q, S_star=[{"s_id": "Q1", "r_id": "P1", "o_id": "Q2", "t_start": 1994.0, "t_end": 1994.0}])
+    with pytest.raises(ValueError, match=r"question 'q1': S_star\[0\] needs s, r, o for space 'label'"):
+        scoring.score_question(q, [GOLD])
+    with pytest.raises(TypeError, match="S_star must be a list"):
+        scoring.score_question({"id": "q2", "t_query": 1994.0}, [GOLD])
+
+
+def test_a_bad_record_in_a_run_names_its_position_and_id():
+    questions, evidence = _example()
+    evidence[2] = [dict(evidence[2][0], t_end="2000-12-31")]
+    with pytest.raises(ValueError, match=r"question #2: question 'ex-3': evidence\[0\]\.t_end"):
+        scoring.score_questions(questions, evidence)
+    with pytest.raises(ValueError, match=r"question #2: question 'ex-3'"):
+        scoring.score(questions, evidence)
+
+
+def test_different_lengths_are_refused_not_truncated():
+    questions, evidence = _example()
+    with pytest.raises(ValueError, match="differ in length: more questions after 3"):
+        scoring.score_questions(questions, evidence[:3])
+
+
+# ---------------------------------------------------------------- options beyond the reference
+
+
+def test_defaults_signature():
+    assert scoring.signature() == "tempbench_trp|version:0.1.0|space:label|top_k:none|dedup:no|subset:all"
+    assert scoring.signature("id", 5, True).startswith("tempbench_trp|version:0.1.0|space:id|top_k:5|dedup:yes|")
+
+
+def test_dedup_drops_exact_repeats_only():
+    evidence = [GOLD, GOLD, dict(GOLD, t_start=1990.0), NOISE, ("A", "rel", "B", 1994, 1994)]
+    assert scoring.score_question(Q, evidence)["n_ret"] == 5
+    row = scoring.score_question(Q, evidence, dedup=True)
+    assert (row["n_ret"], row["hits"]) == (3, 2)  # the int-year tuple is the same triple as GOLD
+
+
+def test_top_k_cuts_after_dedup_and_ignores_the_rest():
+    evidence = [GOLD, GOLD, NOISE, {"broken": True}]
+    assert scoring.score_question(Q, evidence, top_k=2)["trp"] == 1.0
+    assert scoring.score_question(Q, evidence, top_k=2, dedup=True)["trp"] == 0.5
+    assert scoring.score_question(Q, evidence, top_k=3)["n_ret"] == 3
+    for bad in (0, -1, 2.5, True):
+        with pytest.raises(ValueError, match="top_k must be a positive int"):
+            scoring.score_question(Q, evidence, top_k=bad)
+
+
+def test_functional_subset_restricts_and_is_in_the_signature():
+    questions, evidence = _example()
+    result = scoring.score(questions, evidence, functional_ids=["ex-1", "ex-3", "not-in-run"])
+    rows = scoring.score_questions(questions, evidence)
+    assert {k: v for k, v in result.items() if k != "signature"} == scoring.aggregate([rows[0], rows[2]])
+    assert result["signature"].endswith("|subset:functional-3-" + result["signature"][-8:])
+    assert scoring.signature(functional_ids=["b", "a"]) == scoring.signature(functional_ids=["a", "b", "a"])
+    assert scoring.signature(functional_ids=["a"]) != scoring.signature(functional_ids=["b"])
+    with pytest.raises(TypeError, match="not one string"):
+        scoring.score(questions, evidence, functional_ids="ex-1")
+
+
+def test_read_functional_ids(tmp_path):
+    path = tmp_path / "functional_negatives.jsonl"
+    path.write_text('{"id": "a", "S_dist": true}\n{"id": "b", "S_dist": false}\n"c"\n\n', encoding="utf-8")
+    assert scoring.read_functional_ids(path) == ["a", "b", "c"]
+    path.write_text('{"id": "a", "S_dist": true}\n{"id": "b", "S_dist": false}\n', encoding="utf-8")
+    assert scoring.read_functional_ids(path, flag="S_dist") == ["a"]
+    path.write_text('{"qid": "a"}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match="line 1: expected an object with a string 'id'"):
+        scoring.read_functional_ids(path)
+
+
+# ---------------------------------------------------------------- aggregation and streaming
+
+
+def test_aggregate_in_chunks_or_one_by_one_is_bit_identical():
+    rows = [{"id": str(i), "complexity": ("1hop", "2hop", None)[i % 3], "operator": "x" if i % 2 else 7,
+             "n_ret": i % 5, "hits": i % 3 if i % 5 else 0, "n_gold": 2,
+             "trp": (i % 3) / (i % 5) if i % 5 else None, "ccr": i % 2} for i in range(1000)]
+    whole = scoring.aggregate(rows)
+    chunked = scoring.Aggregator()
+    for start in range(0, len(rows), 77):
+        chunked.add_rows(rows[start:start + 77])
+    one_by_one = scoring.Aggregator()
+    for row in rows:
+        one_by_one.add(row)
+    assert chunked.result() == whole == one_by_one.result()
+    assert list(whole["by_complexity"]) == ["1hop", "2hop", None]  # sorted by str(key)
+    assert list(whole["by_operator"]) == [7, "x"]
+
+
+def test_aggregate_matches_the_reference_on_awkward_rows(reference):
+    rows = [{"id": str(i), "complexity": ("1hop", "3+hop", None)[i % 3], "operator": ("a", 2, None)[i % 4 % 3],
+             "n_ret": i % 7, "hits": i % 3 if i % 7 else 0, "n_gold": 1,
+             "trp": (i % 3) / (i % 7) if i % 7 else None, "ccr": i % 2} for i in range(500)]
+    assert scoring.aggregate(rows) == reference.aggregate(rows)
+    assert scoring.aggregate(rows, by=("complexity",)) == reference.aggregate(rows, by=("complexity",))
+
+
+def test_score_jsonl_equals_scoring_in_memory():
+    questions, evidence = _example()
+    streamed = scoring.score_jsonl(EXAMPLES / "questions.jsonl", EXAMPLES / "evidence.jsonl")
+    in_memory = scoring.score(questions, evidence)
+    assert streamed.pop("n_evidence_unused") == 0
+    assert streamed == in_memory
+    test_only = scoring.score_jsonl(EXAMPLES / "questions.jsonl", EXAMPLES / "evidence.jsonl", split="test")
+    assert (test_only["n_questions"], test_only["n_evidence_unused"]) == (3, 1)
+
+
+def test_score_jsonl_on_fixtures_joins_by_id_in_question_order():
+    expected = json.load(open(shared_path(*FIXTURES, "expected_mixed_id.json"), encoding="utf-8"))
+    for questions_file, groups in expected["results"].items():
+        (group,) = [g for g in groups if "id" in g["keys"]]
+        result = scoring.score_jsonl(shared_path(*FIXTURES, questions_file),
+                                     shared_path(*FIXTURES, "evidence_mixed_id.jsonl"), space="id", split="test")
+        assert result["n_evidence_unused"] == 410 - result["n_questions"]
+        assert _json({k: v for k, v in result.items() if k not in ("signature", "n_evidence_unused")}) == \
+            group["aggregate_test_split"]
+
+
+def test_score_jsonl_errors(tmp_path):
+    questions = tmp_path / "q.jsonl"
+    evidence = tmp_path / "e.jsonl"
+    questions.write_text(json.dumps(Q) + "\n" + json.dumps(dict(Q, id="q2")) + "\n", encoding="utf-8")
+    evidence.write_text(json.dumps({"id": "q1", "evidence": [GOLD]}) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"q.jsonl line 2: no evidence line for id 'q2'"):
+        scoring.score_jsonl(questions, evidence)
+    evidence.write_text(json.dumps({"id": "q2", "evidence": []}) + "\n" + json.dumps({"id": "q2", "evidence": []}) + "\n")
+    with pytest.raises(ValueError, match="line 2: a second evidence line for id 'q2'"):
+        scoring.score_jsonl(questions, evidence)
+    evidence.write_text(json.dumps({"id": "q1", "evidence": [dict(GOLD, t_start="1994-01-01")]}) + "\n")
+    with pytest.raises(ValueError, match=r"q.jsonl line 1: question 'q1': evidence\[0\]\.t_start"):
+        scoring.score_jsonl(questions, evidence)
+    evidence.write_text('{"id": "q1", "evidence": [}\n')
+    with pytest.raises(ValueError, match="e.jsonl line 1: not valid JSON"):
+        scoring.score_jsonl(questions, evidence)
+    questions.write_text(json.dumps(dict(Q, split="train")) + "\n")
+    with pytest.raises(ValueError, match=r"no question has split 'test' \(splits found: train\)"):
+        scoring.score_jsonl(questions, evidence, split="test")
