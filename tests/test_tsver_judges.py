@@ -46,7 +46,8 @@ def test_recorded_judge_on_the_shared_synthetic_perfect_records():
 
 
 def test_read_recorded_keeps_raw_records_and_the_judge_counts_missing_keys_as_zero(tmp_path):
-    partial = {"facts count predicted evidence": 2, "support predicted evidence": 1, "facts in predicted evidence": "1. x"}
+    partial = {"facts count predicted evidence": 2, "support predicted evidence": 1,
+               "facts in predicted evidence": "1. x"}
     path = write_lines(tmp_path / "ev2r.jsonl", [official_line("A", RECORD_A), "", official_line("B ₂", partial)])
     records = judges.read_recorded(path)
     assert records == {"A": RECORD_A, "B ₂": partial}  # raw, missing keys still missing

@@ -43,7 +43,8 @@ def test_one_request_per_claim_with_our_prompt_temperature_seed_and_key(server):
     assert request["headers"]["Authorization"] == f"Bearer {SECRET}"
     body = request["body"]
     assert body["model"] == "fake-model" and body["temperature"] == 0 and body["seed"] == 0
-    assert body["messages"] == [{"role": "user", "content": judges.build_prompt("Claim one.", "Ref A\nRef B", "Pred text.")}]
+    prompt = judges.build_prompt("Claim one.", "Ref A\nRef B", "Pred text.")
+    assert body["messages"] == [{"role": "user", "content": prompt}]
 
 
 def test_temperature_seed_and_key_are_left_out_when_none(server, monkeypatch):
@@ -91,7 +92,8 @@ def test_connection_refused_is_retried_then_a_judge_failure():
     with socket.socket() as probe:  # a free port, closed again: nobody listens on it
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    judge = judges.OpenAIJudge(f"http://127.0.0.1:{port}/v1", "m", api_key_env=None, cache_dir=None, max_retries=1, backoff=0.0, timeout=2.0)
+    judge = judges.OpenAIJudge(f"http://127.0.0.1:{port}/v1", "m", api_key_env=None, cache_dir=None,
+                               max_retries=1, backoff=0.0, timeout=2.0)
     with pytest.raises(JudgeError, match=r"failed after 2 attempts: .*Connection refused"):
         judge("c", "r", "p")
 
@@ -113,7 +115,8 @@ def test_exhausted_retries_are_a_counted_failure_and_backoff_grows(server, monke
 def test_retry_after_is_honoured_up_to_a_cap(server, monkeypatch):
     sleeps = []
     monkeypatch.setattr(judges.time, "sleep", sleeps.append)
-    server.script["c"] = [{"status": 429, "headers": {"Retry-After": "7"}}, {"status": 429, "headers": {"Retry-After": "900"}}]
+    server.script["c"] = [{"status": 429, "headers": {"Retry-After": "7"}},
+                          {"status": 429, "headers": {"Retry-After": "900"}}]
     make_judge(server, max_retries=2, backoff=0.1)("c", "r", "p")
     assert sleeps == [7.0, 60.0]
 
@@ -160,7 +163,7 @@ def test_cache_needs_no_key_and_survives_a_damaged_entry(server, tmp_path, monke
 
     monkeypatch.delenv("BENCHSCORE_TEST_JUDGE_KEY")
     assert make_judge(server, tmp_path)("c", "r", "p") == expected  # served from the cache, no key needed
-    with pytest.raises(ValueError, match="environment variable BENCHSCORE_TEST_JUDGE_KEY holding the API key is not set"):
+    with pytest.raises(ValueError, match="variable BENCHSCORE_TEST_JUDGE_KEY holding the API key is not set"):
         make_judge(server, tmp_path)("new claim", "r", "p")
     assert len(server.requests) == 1
 
@@ -188,7 +191,8 @@ def test_the_key_never_appears_in_errors_logs_reprs_or_the_cache(server, tmp_pat
     # Even a traceback that shows every local variable of the judge's frames.
     texts = [str(raised.value), repr(raised.value), str(raised.getrepr(showlocals=True, chain=True))]
     captured = capsys.readouterr()
-    texts += [o.error for o in outcomes if o.error] + [caplog.text, repr(judge), str(vars(judge)), captured.out, captured.err]
+    texts += [o.error for o in outcomes if o.error]
+    texts += [caplog.text, repr(judge), str(vars(judge)), captured.out, captured.err]
     texts += [path.read_text(encoding="utf-8") for path in (tmp_path / "cache").rglob("*") if path.is_file()]
     assert len(texts) > 8
     assert not [text for text in texts if SECRET in text]

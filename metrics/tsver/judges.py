@@ -117,7 +117,8 @@ def iter_recorded(path):
                 raise ValueError(f"{where}: expected a JSON object, found {type(record).__name__}")
             for key, kind in (("Claim", str), ("ev2r_response", dict)):
                 if key not in record:
-                    raise ValueError(f"{where}: missing key {key!r} (expected {{\"Claim\": str, \"ev2r_response\": {{...}}}})")
+                    raise ValueError(f"{where}: missing key {key!r} "
+                                     '(expected {"Claim": str, "ev2r_response": {...}})')
                 if not isinstance(record[key], kind):
                     raise ValueError(f"{where}: {key!r} must be a {'string' if kind is str else 'JSON object'}, "
                                      f"found {type(record[key]).__name__}")
@@ -291,7 +292,8 @@ def _shorten(text, limit=200):
 # ---------------------------------------------------------------------------------------------
 # The OpenAI-compatible judge
 
-DEFAULT_CACHE_DIR = pathlib.Path(os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache") / "benchscore" / "tsver-ev2r"
+_CACHE_HOME = pathlib.Path(os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache")
+DEFAULT_CACHE_DIR = _CACHE_HOME / "benchscore" / "tsver-ev2r"
 
 _RETRY_STATUS = frozenset({408, 409, 429})  # and every 5xx
 
@@ -439,7 +441,8 @@ class OpenAIJudge:
         key = self._api_key()
         if key is not None:
             headers["Authorization"] = "Bearer " + key.reveal()
-        request = urllib.request.Request(self.url, data=json.dumps(body).encode("utf-8"), headers=headers, method="POST")
+        data = json.dumps(body).encode("utf-8")
+        request = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
         with self._slots:
             with self._lock:
                 self.requests_made += 1
@@ -453,13 +456,15 @@ class OpenAIJudge:
                     raise _Retry(message, _retry_after(err.headers)) from None
                 raise _Refused(message) from None
             except (TimeoutError, ConnectionError, urllib.error.URLError, http.client.HTTPException) as err:
-                raise _Retry(self._redact(f"{type(err).__name__} from {self.url}: {getattr(err, 'reason', err)}")) from None
+                reason = getattr(err, "reason", err)
+                raise _Retry(self._redact(f"{type(err).__name__} from {self.url}: {reason}")) from None
         try:
             content = json.loads(payload)["choices"][0]["message"]["content"]
         except (ValueError, LookupError, TypeError):
             content = None
         if not isinstance(content, str):
-            raise _Retry(f"not a chat-completions answer: {self._redact(_shorten(payload.decode('utf-8', 'replace')))!r}")
+            text = self._redact(_shorten(payload.decode("utf-8", "replace")))
+            raise _Retry(f"not a chat-completions answer: {text!r}")
         return content
 
     # -- cache -------------------------------------------------------------------------------
