@@ -1,0 +1,209 @@
+"""WebNLG+ 2020 text-to-RDF: the official evaluation script's numbers, as an `evaluate` metric."""
+
+import datasets
+import evaluate
+
+# scoring imports the tokenizer, but evaluate copies only the siblings this file imports; and no
+# comment may follow an import here (evaluate reads the rest of the line as a download URL).
+from .scoring import METRIC_VERSION
+from .scoring import aggregate
+from .scoring import breakdown
+from .scoring import entry_stats
+from .tokenizer import tokenize
+
+_CITATION = """\
+@inproceedings{castro-ferreira-etal-2020-2020,
+    title = "The 2020 Bilingual, Bi-Directional {W}eb{NLG}+ Shared Task: Overview and Evaluation Results ({W}eb{NLG}+ 2020)",
+    author = "Castro Ferreira, Thiago and Gardent, Claire and Ilinykh, Nikolai and van der Lee, Chris and
+      Mille, Simon and Moussallem, Diego and Shimorina, Anastasia",
+    booktitle = "Proceedings of the 3rd International Workshop on Natural Language Generation from the Semantic Web (WebNLG+)",
+    year = "2020",
+    address = "Dublin, Ireland (Virtual)",
+    publisher = "Association for Computational Linguistics",
+    url = "https://aclanthology.org/2020.webnlg-1.7",
+    pages = "55--76",
+}
+"""
+
+_DESCRIPTION = """\
+The WebNLG+ 2020 text-to-RDF (semantic parsing) metric: a system reads a text and outputs RDF triples
+"subject | predicate | object"; they are compared with the reference triples of the same entry.
+This module reproduces the challenge's official evaluation script (WebNLG/WebNLG-Text-to-triples,
+`Evaluation_script_json.py`, with its pinned nltk 3.4.5 and nervaluate 0.1.7 behaviour, quirks
+included), so its numbers equal the published ones, in seconds instead of hours.
+
+Per entry, every candidate triple is scored against every reference triple with the SemEval 2013
+named-entity measures over subject, predicate and object spans (Ent_type, Partial, Strict, Exact),
+the best one-to-one candidate/reference assignment is chosen (shorter side padded with empty
+triples), and the selected pairs are summed (counts) and averaged (Precision, Recall, F1).
+`Exact_match` is a macro average, over every distinct lower-cased triple string, of full-string P/R/F1.
+See the metric card (README.md) for the exact definitions and the quirks.
+"""
+
+_KWARGS_DESCRIPTION = """
+Scores one WebNLG entry per example.
+
+Args:
+    predictions (`list` of `list` of `str`): per entry, the candidate triples as
+        "subject | predicate | object" strings (what a seq2seq model decodes to). An empty list
+        means the system produced no triple for that entry.
+    references (`list` of `list` of `str`): per entry, the reference triples (`<mtriple>` texts
+        of the first `<modifiedtripleset>`), same format.
+    category (`list` of `str`, only with `config_name="breakdown"`): per entry, its DBpedia
+        category (`<entry category=...>`). It is a feature, so `add_batch` accumulates it.
+
+Returns:
+    `Total_scores` (`dict`): for each of `Ent_type`, `Partial`, `Strict`, `Exact`: the counts
+        `Correct`, `Incorrect`, `Partial`, `Missed`, `Spurious`, `Possible`, `Actual` (sums over the
+        selected triple pairs) and `Precision`, `Recall`, `F1` (means over the selected pairs;
+        the published challenge numbers are `Total_scores`).
+    `Scores_per_tag` (`dict`): the same for `Subjects`, `Predicates` and `Objects` separately.
+    `Exact_match` (`dict`): `Precision`, `Recall`, `F1`, macro-averaged over distinct triple strings.
+    `extension_per_size`, `extension_per_category` (`dict`, only with `config_name="breakdown"`):
+        NOT part of the official script. The three blocks above, recomputed on the entries of each
+        size (number of reference triples) and of each category.
+    `signature` (`str`): module, version and every option that changes a number.
+
+Examples:
+
+    A perfect prediction (the official key order is kept):
+
+    >>> import evaluate
+    >>> webnlg = evaluate.load("webnlg_rdf")
+    >>> refs = [["Alan_Bean | occupation | Test_pilot"]]
+    >>> preds = [["Alan_Bean | occupation | Test_pilot"]]
+    >>> results = webnlg.compute(predictions=preds, references=refs)
+    >>> list(results)
+    ['Total_scores', 'Scores_per_tag', 'Exact_match', 'signature']
+    >>> results["Total_scores"]["Exact"]["F1"], results["Exact_match"]["F1"]
+    (1.0, 1.0)
+
+    The four match types on one triple whose object is too long: the object span overlaps the
+    reference span, so Ent_type counts it correct, Partial half-correct, Strict and Exact wrong:
+
+    >>> preds = [["Alan_Bean | occupation | Test_pilot_school"]]
+    >>> results = webnlg.compute(predictions=preds, references=refs)
+    >>> {scheme: round(s["F1"], 4) for scheme, s in results["Total_scores"].items()}
+    {'Ent_type': 1.0, 'Partial': 0.8333, 'Strict': 0.6667, 'Exact': 0.6667}
+
+    Streaming with `add_batch` gives the same numbers as one `compute`:
+
+    >>> for batch_preds, batch_refs in [(preds, refs), ([[]], [["Alan_Bean | birthPlace | Wheeler,_Texas"]])]:
+    ...     webnlg.add_batch(predictions=batch_preds, references=batch_refs)
+    >>> results = webnlg.compute()
+    >>> results["Total_scores"]["Exact"]["Missed"], results["Total_scores"]["Exact"]["Possible"]
+    (3, 6)
+
+    Per-size and per-category breakdowns (an extension) with the "breakdown" configuration:
+
+    >>> webnlg = evaluate.load("webnlg_rdf", "breakdown")
+    >>> results = webnlg.compute(
+    ...     predictions=[["Alan_Bean | occupation | Test_pilot"], []],
+    ...     references=[["Alan_Bean | occupation | Test_pilot"], ["Aarhus | leader | Jacob_Bundsgaard"]],
+    ...     category=["Astronaut", "City"],
+    ... )
+    >>> results["extension_per_category"]["Astronaut"]["Total_scores"]["Exact"]["F1"]
+    1.0
+    >>> results["extension_per_category"]["City"]["Total_scores"]["Exact"]["F1"]
+    0
+"""
+
+# config_name -> features. The category is a feature (not a compute() keyword) so that add_batch
+# accumulates it; it is its own configuration because every declared feature must be present in
+# every example, and because evaluate.combine sends compute() keywords to every module.
+_FEATURES = {
+    "default": datasets.Features(
+        {
+            "predictions": datasets.List(datasets.Value("string")),
+            "references": datasets.List(datasets.Value("string")),
+        }
+    ),
+    "breakdown": datasets.Features(
+        {
+            "predictions": datasets.List(datasets.Value("string")),
+            "references": datasets.List(datasets.Value("string")),
+            "category": datasets.Value("string"),
+        }
+    ),
+}
+
+
+def signature(config_name="default"):
+    """`webnlg_rdf|version:…|…`: every setting that changes a number, defaults included."""
+    # The scorer has one behaviour (the official one); the tokenizer and nervaluate semantics are
+    # named so that a future fixed variant is visibly not comparable.
+    return (
+        f"webnlg_rdf|version:{METRIC_VERSION}|tokenizer:nltk-3.4.5-punkt|counting:nervaluate-0.1.7"
+        f"|breakdown:{'yes' if config_name == 'breakdown' else 'no'}"
+    )
+
+
+def _check_triples(where, field, triples):
+    """One example's triples: a list of strings. (datasets would split a bare string into one "triple"
+    per character, and evaluate checks only the first example of a batch.)"""
+    if isinstance(triples, str) or not isinstance(triples, (list, tuple)):
+        raise TypeError(
+            f"{where}: {field} is {type(triples).__name__} {triples!r:.80}; "
+            "expected a list of 'subject | predicate | object' strings"
+        )
+    for position, triple in enumerate(triples):
+        if not isinstance(triple, str):
+            raise TypeError(
+                f"{where}: {field}[{position}] is {type(triple).__name__} {triple!r:.80}; "
+                "expected a 'subject | predicate | object' string"
+            )
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class WebnlgRdf(evaluate.Metric):
+    """WebNLG+ 2020 text-to-RDF, official evaluation script semantics."""
+
+    def _info(self):
+        if self.config_name not in _FEATURES:
+            raise ValueError(
+                f"unknown configuration {self.config_name!r} for webnlg_rdf; expected one of {sorted(_FEATURES)}"
+            )
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=_FEATURES[self.config_name],
+            codebase_urls=["https://github.com/WebNLG/WebNLG-Text-to-triples"],
+            reference_urls=["https://aclanthology.org/2020.webnlg-1.7", "https://synalp.gitlabpages.inria.fr/webnlg-challenge/"],
+        )
+
+    def add_batch(self, *, predictions=None, references=None, **kwargs):
+        """Adds a batch of entries (each a list of triple strings), checked example by example."""
+        for field, column in (("predictions", predictions), ("references", references)):
+            for row, triples in enumerate(() if column is None else column):
+                _check_triples(f"row {row} of this batch", field, triples)
+        return super().add_batch(predictions=predictions, references=references, **kwargs)
+
+    def add(self, *, prediction=None, reference=None, **kwargs):
+        """Adds one entry (a list of candidate and a list of reference triple strings)."""
+        for field, triples in (("prediction", prediction), ("reference", reference)):
+            if triples is not None:
+                _check_triples("this example", field, triples)
+        return super().add(prediction=prediction, reference=reference, **kwargs)
+
+    def _compute(self, predictions, references, category=None):
+        if self.config_name == "default" and category is not None:
+            raise ValueError(
+                "category is a feature of the 'breakdown' configuration: "
+                'load it with evaluate.load("webnlg_rdf", "breakdown") and pass category= to add_batch/compute'
+            )
+        for index, name in enumerate(category or ()):
+            if not name:
+                raise ValueError(f"example {index}: category is {name!r}; expected a non-empty string")
+        stats = []
+        for index, (cands, refs) in enumerate(zip(predictions, references)):
+            try:
+                stats.append(entry_stats(refs, cands))
+            except ValueError as err:
+                raise ValueError(f"example {index}: {err}") from None
+        results = aggregate(stats)
+        if self.config_name == "breakdown":
+            results["extension_per_size"] = breakdown(stats, [len(refs) for refs in references])
+            results["extension_per_category"] = breakdown(stats, category)
+        results["signature"] = signature(self.config_name)
+        return results

@@ -1,0 +1,179 @@
+"""The webnlg_rdf `evaluate` module: loaded by absolute path, on the official example and a real submission."""
+
+import json
+import math
+
+import pytest
+
+from benchscore.webnlg_rdf import cli
+from benchscore.webnlg_rdf import loader
+from benchscore.webnlg_rdf import scoring
+from conftest import load_metric
+from conftest import shared_path
+
+OFFICIAL_KEYS = ["Total_scores", "Scores_per_tag", "Exact_match"]
+
+
+def assert_official(result, expected):
+    """Same keys in the same order; counts equal; rates within 1e-12 (the spec's tolerance)."""
+    assert list(result) == list(expected)
+    for key, want in expected.items():
+        got = result[key]
+        if isinstance(want, dict):
+            assert_official(got, want)
+        elif isinstance(want, int):
+            assert got == want and isinstance(got, int), (key, got, want)
+        else:
+            assert math.isclose(got, want, rel_tol=0, abs_tol=1e-12), (key, got, want)
+
+
+def read_pair(ref_path, cand_path):
+    refs = loader.read_references(ref_path)
+    cands = loader.read_candidates(cand_path)
+    return [r["triples"] for r in refs], [c["triples"] for c in cands], [r["category"] for r in refs]
+
+
+def official_part(result):
+    return {key: result[key] for key in OFFICIAL_KEYS}
+
+
+@pytest.fixture(scope="module")
+def webnlg():
+    return load_metric("webnlg_rdf")
+
+
+@pytest.fixture(scope="module")
+def webnlg_breakdown():
+    return load_metric("webnlg_rdf", "breakdown")
+
+
+@pytest.fixture(scope="module")
+def example():
+    refs, cands, _ = read_pair(
+        shared_path("webnlg", "example", "Refs.xml"), shared_path("webnlg", "example", "Cands2.xml")
+    )
+    expected = json.loads(shared_path("webnlg", "expected", "example.json").read_text())
+    return refs, cands, expected
+
+
+@pytest.fixture(scope="module")
+def bt5_first100():
+    refs, cands, categories = read_pair(
+        shared_path("webnlg", "subsets", "first100", "ref_en.xml"),
+        shared_path("webnlg", "subsets", "first100", "cand_en_bt5.xml"),
+    )
+    expected = json.loads(shared_path("webnlg", "expected", "first100_en_bt5.json").read_text())
+    return refs, cands, categories, expected
+
+
+def test_compute_equals_official_example(webnlg, example):
+    refs, cands, expected = example
+    result = webnlg.compute(predictions=cands, references=refs)
+    assert list(result) == OFFICIAL_KEYS + ["signature"]
+    assert_official(official_part(result), expected)
+
+
+def test_compute_equals_official_on_real_submission(webnlg, bt5_first100):
+    refs, cands, _, expected = bt5_first100
+    assert_official(official_part(webnlg.compute(predictions=cands, references=refs)), expected)
+
+
+@pytest.mark.parametrize("data", ["example", "bt5_first100"])
+def test_add_batch_equals_compute_equals_pure_score(webnlg, data, request):
+    refs, cands = request.getfixturevalue(data)[:2]
+    pure = scoring.score(refs, cands)
+    one_compute = webnlg.compute(predictions=cands, references=refs)
+    for start in range(0, len(refs), 7):  # uneven batches
+        webnlg.add_batch(predictions=cands[start : start + 7], references=refs[start : start + 7])
+    streamed = webnlg.compute()
+    assert official_part(one_compute) == official_part(pure)
+    assert streamed == one_compute
+
+
+def test_add_one_example_at_a_time(webnlg, example):
+    refs, cands, expected = example
+    for ref, cand in zip(refs, cands):
+        webnlg.add(prediction=cand, reference=ref)
+    assert_official(official_part(webnlg.compute()), expected)
+
+
+def test_signature_names_every_option(webnlg, webnlg_breakdown):
+    plain = webnlg.compute(predictions=[["a | b | c"]], references=[["a | b | c"]])["signature"]
+    split = webnlg_breakdown.compute(predictions=[["a | b | c"]], references=[["a | b | c"]], category=["X"])[
+        "signature"
+    ]
+    assert plain.startswith("webnlg_rdf|version:")
+    for option in ("tokenizer:nltk-3.4.5-punkt", "counting:nervaluate-0.1.7"):
+        assert option in plain
+    assert plain.endswith("|breakdown:no") and split.endswith("|breakdown:yes")
+    # the CLI prints the same signature for the same settings
+    assert cli.signature([]) == plain and cli.signature(["size"]) == split
+
+
+def test_breakdown_groups_equal_scoring_each_group_alone(webnlg, webnlg_breakdown, bt5_first100):
+    refs, cands, categories, expected = bt5_first100
+    result = webnlg_breakdown.compute(predictions=cands, references=refs, category=categories)
+    assert list(result) == OFFICIAL_KEYS + ["extension_per_size", "extension_per_category", "signature"]
+    assert_official(official_part(result), expected)  # the breakdown leaves the official numbers alone
+    assert set(result["extension_per_category"]) == set(categories)
+    for category, group in result["extension_per_category"].items():
+        rows = [i for i, c in enumerate(categories) if c == category]
+        alone = webnlg.compute(predictions=[cands[i] for i in rows], references=[refs[i] for i in rows])
+        assert official_part(group) == official_part(alone), category
+    sizes = {len(r) for r in refs}
+    assert set(result["extension_per_size"]) == sizes
+    for size, group in result["extension_per_size"].items():
+        rows = [i for i, r in enumerate(refs) if len(r) == size]
+        alone = scoring.score([refs[i] for i in rows], [cands[i] for i in rows])
+        assert official_part(group) == official_part(alone), size
+
+
+# --- bad input: a clear ValueError naming the example, the field and the triple --------------------------
+
+
+def test_two_part_candidate_triple_names_example_and_triple(webnlg):
+    # The official script dies with an IndexError on this; we refuse it with a message.
+    with pytest.raises(ValueError, match=r"example 1\b.*Alan_Bean \| occupation"):
+        webnlg.compute(
+            predictions=[["a | b | c"], ["Alan_Bean | occupation"]],
+            references=[["a | b | c"], ["Alan_Bean | occupation | Test_pilot"]],
+        )
+
+
+def test_none_instead_of_a_list_is_refused(webnlg):
+    with pytest.raises(TypeError, match=r"row 1 of this batch: predictions is NoneType"):
+        webnlg.compute(predictions=[["a | b | c"], None], references=[["a | b | c"], ["a | b | c"]])
+    with pytest.raises(TypeError, match=r"row 0 of this batch: references\[1\] is NoneType"):
+        webnlg.add_batch(predictions=[["a | b | c"]], references=[["a | b | c", None]])
+    with pytest.raises(TypeError, match=r"this example: prediction\[0\] is int 3"):
+        webnlg.add(prediction=[3], reference=["a | b | c"])
+
+
+def test_bare_string_instead_of_list_is_refused_in_any_row(webnlg):
+    # datasets would split the string into one "triple" per character; evaluate checks only row 0.
+    with pytest.raises(TypeError, match=r"row 1 of this batch: predictions is str 'x \| y \| z'; expected a list"):
+        webnlg.compute(predictions=[["a | b | c"], "x | y | z"], references=[["a | b | c"], ["x | y | z"]])
+
+
+def test_prediction_and_reference_counts_must_match(webnlg):
+    with pytest.raises(ValueError, match=r"Mismatch in the number of predictions \(2\) and references \(1\)"):
+        webnlg.compute(predictions=[["a | b | c"], ["a | b | c"]], references=[["a | b | c"]])
+
+
+def test_category_needs_the_breakdown_configuration(webnlg):
+    with pytest.raises(ValueError, match=r"'breakdown' configuration"):
+        webnlg.compute(predictions=[["a | b | c"]], references=[["a | b | c"]], category=["X"])
+
+
+def test_breakdown_configuration_needs_a_category_per_example(webnlg_breakdown):
+    with pytest.raises(ValueError, match=r"missing: \['category'\]"):
+        webnlg_breakdown.compute(predictions=[["a | b | c"]], references=[["a | b | c"]])
+    with pytest.raises(ValueError, match=r"example 1: category is None; expected a non-empty string"):
+        webnlg_breakdown.compute(
+            predictions=[["a | b | c"], ["a | b | c"]], references=[["a | b | c"], ["a | b | c"]], category=["X", None]
+        )
+
+
+def test_unknown_configuration_is_refused():
+    with pytest.raises(ValueError, match=r"unknown configuration 'per_category'.*'breakdown', 'default'"):
+        load_metric("webnlg_rdf", "per_category")
