@@ -107,10 +107,10 @@ def table_lines(result):
     lines += [f"| {name.ljust(METRIC_WIDTH)} | {_percent(value).rjust(11)} |" for name, value in rows]
     lines += ["", "", "🔍 Confusion Matrix:", *confusion_lines(result["confusion_matrix"]), "", "",
               "⚠️  Error Analysis:"]
-    problems = [(result["n_errors"], "error predictions (verdict \"error\": counted wrong)"),
-                (result["n_unmatched"], "verdicts matching no label (left out of verdict scores)"
-                 if "strict:no" in result["signature"] else "verdicts matching no label (counted wrong)"),
-                (result["n_missing"], "claims without a prediction line")]
+    problems = [(result["n_errors"], "error prediction(s) (verdict \"error\": counted wrong)"),
+                (result["n_unmatched"], "verdict(s) matching no label (left out of verdict scores)"
+                 if "strict:no" in result["signature"] else "verdict(s) matching no label (counted wrong)"),
+                (result["n_missing"], "claim(s) without a prediction line")]
     problems = [(n, what) for n, what in problems if n]
     lines += [f"   • {n} {what}" for n, what in problems] or ["   • No errors found! ✅"]
     lines += ["", RULE]

@@ -1,0 +1,284 @@
+"""TSVer rules on our own hand-written inputs (no ../shared needed): the label matcher, the
+denominators, strict mode, alignment, Ev²R aggregation and bad input.
+
+metrics/tsver/examples/ holds a 7-claim gold file and a prediction file hitting every quirk:
+  claim 0  "supported."   -> Supported, correct; ranges 2002-06 vs gold 2000-04: IoU 3/7
+  claim 1  "error"        -> counted wrong; its ranges still score: 1 of 2 gold series, IoU 1 -> TSCS 2/3
+  claim 2  "TRUE"         -> matches nothing: out of accuracy, in TSCS; range 2003-2000 adds no year -> 0
+  claim 3  two lines      -> the later ("conflicting", correct) wins; series with no ranges still
+                             counts as matched: P 1/2, R 1, IoU 0
+  claim 4  no line        -> out of both means
+  claim 5  "refutes"      -> matches nothing; PredictedTimeRanges null -> 0 but in the TSCS mean
+  claim 6  " Refuted "    -> Refuted (wrong); PredictedTimeRanges {} -> 0
+  line 6   unknown claim  -> ignored with a warning
+"""
+
+import json
+import sys
+
+import pytest
+
+from benchscore.cli import main
+from benchscore.tsver import judges
+from benchscore.tsver import loader
+from benchscore.tsver import scoring
+from conftest import METRICS
+from conftest import load_metric
+from conftest import shared_path
+
+EXAMPLES = METRICS / "tsver" / "examples"
+GOLD, PREDICTIONS, EV2R = EXAMPLES / "gold.jsonl", EXAMPLES / "predictions.jsonl", EXAMPLES / "ev2r.jsonl"
+S, C, R, N = scoring.LABELS
+
+
+@pytest.mark.parametrize("verdict,label", [
+    ("Supported", S), ("refuted.", R), (" SUPPORTED ", S), ("not enough evidence", N),
+    ("conflicting", C), ("Cherry-Picking", C), ("cherry picking", C),  # shared word "cherry"
+    ("not supported", S), ("", S),  # substring quirks: "supported" in it / "" in every label
+    ("evidence", C), ("not refuted", R), ("enough", N),
+    ("refutes", None), ("TRUE", None), ("NEI", None), (" error", None),
+])
+def test_official_label_matcher(verdict, label):
+    assert scoring.match_verdict(verdict) == label
+
+
+@pytest.mark.parametrize("verdict,status", [
+    ("error", scoring.ERROR), ("ERROR", scoring.ERROR), ("Error", scoring.ERROR),
+    (" error", scoring.UNMATCHED),  # lower-cased, not stripped, and then matches nothing
+    (None, scoring.MISSING), ("Refuted", scoring.OK),
+])
+def test_verdict_outcome(verdict, status):
+    assert scoring.verdict_outcome(verdict)[0] == status
+
+
+def test_coverage_terms():
+    gold = {"a": [{"from": 2000, "to": 2004}], "b": [{"from": 1990, "to": 1991}, {"from": 1991, "to": 1993}]}
+    pred = {"a": [{"from": 2002, "to": 2006}], "b": [{"from": 1993, "to": 1990}], "c": []}
+    t = scoring.coverage(gold, pred)
+    assert t["series"] == {"a": {"iou": 3 / 7, "intersection": 3, "union": 7},
+                           "b": {"iou": 0.0, "intersection": 0, "union": 4}}  # overlapping gold ranges: 4 years
+    assert (t["precision"], t["recall"], t["f1"]) == (2 / 3, 1.0, 0.8)
+    assert t["iou"] == 3 / 14 and t["tscs"] == pytest.approx(0.8 * 3 / 14, abs=1e-15)
+    assert scoring.coverage(gold, {"z": [{"from": 2000, "to": 2000}]})["tscs"] == 0  # nothing matched
+    for empty in (None, {}):
+        assert scoring.coverage(gold, empty)["empty"] and scoring.coverage(empty, gold)["empty"]
+
+
+def _example_stats():
+    gold = scoring.read_gold(GOLD)
+    with pytest.warns(scoring.TSVerWarning) as caught:
+        predictions = scoring.read_predictions(PREDICTIONS, [g["Claim"] for g in gold])
+        stats = scoring.score_claims(gold, predictions)
+    messages = [str(w.message) for w in caught]
+    assert any("predictions.jsonl:5: a second prediction for the claim of line 4" in m for m in messages)
+    assert any("ignored 1 prediction line(s) whose Claim is not in the gold file (lines 6)" in m for m in messages)
+    assert sum("matches no label" in m for m in messages) == 2
+    return gold, predictions, stats
+
+
+def test_official_denominators():
+    _, _, stats = _example_stats()
+    result = scoring.aggregate(stats)
+    assert [s["status"] for s in stats] == ["ok", "error", "unmatched", "ok", "missing", "unmatched", "ok"]
+    assert (result["n_claims"], result["n_scored"], result["n_correct"], result["n_in_tscs"]) == (7, 4, 2, 6)
+    assert (result["n_unmatched"], result["n_errors"], result["n_missing"]) == (2, 1, 1)
+    assert result["verdict_accuracy"] == 0.5
+    # per label F1: S 1 (1 tp), C 1, R 0 (1 fp from claim 6; the error line is a miss only), N 0
+    assert result["verdict_macro_f1"] == 0.5
+    assert result["tscs"] == pytest.approx((3 / 7 + 2 / 3) / 6, abs=1e-15)
+    assert result["iou"] == pytest.approx((3 / 7 + 1) / 6, abs=1e-15)
+    assert result["precision"] == result["recall"] == pytest.approx(3.5 / 6, abs=1e-15)
+    assert result["f1"] == pytest.approx((1 + 2 / 3 + 1 + 2 / 3) / 6, abs=1e-15)
+    assert result["confusion_matrix"] == [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 0, 0], [0, 0, 1, 0]]
+    assert "ev2r_f1" not in result
+
+
+def test_strict_counts_every_claim():
+    _, _, stats = _example_stats()
+    result = scoring.aggregate(stats, strict=True)
+    assert (result["n_scored"], result["n_in_tscs"], result["n_correct"]) == (7, 7, 2)
+    assert result["verdict_accuracy"] == 2 / 7
+    assert result["verdict_macro_f1"] == pytest.approx((2 / 3 + 1) / 4, abs=1e-15)  # S: 1 tp, 1 miss (claim 4)
+    assert result["tscs"] == pytest.approx((3 / 7 + 2 / 3) / 7, abs=1e-15)
+    assert result["confusion_matrix"] == scoring.aggregate(stats)["confusion_matrix"]
+
+
+def test_aggregate_is_order_free_and_mergeable():
+    _, _, stats = _example_stats()
+    assert scoring.aggregate(stats[::-1]) == {**scoring.aggregate(stats),
+                                             "confusion_matrix": scoring.aggregate(stats)["confusion_matrix"]}
+    assert scoring.aggregate([])["verdict_accuracy"] is None  # nothing counted: undefined, not 0
+
+
+def test_ev2r_official_micro_aggregation_rounds_to_4_decimals():
+    k_cp, k_sp, k_cr, k_sr = scoring.EV2R_KEYS
+    spec_example = {k_cp: 7, k_sp: 3, k_cr: 6, k_sr: 0}  # the spec's example: P 0.4286, R 0.5, F1 0.4615
+    assert scoring.ev2r_aggregate([spec_example]) == {"precision": 0.4286, "recall": 0.5, "f1": 0.4615}
+    # recall is the predicted side's support over the reference count (sic); the reference support is unused
+    assert scoring.ev2r_aggregate([{**spec_example, k_sr: 6}]) == scoring.ev2r_aggregate([spec_example])
+    assert scoring.ev2r_aggregate([{k_cp: 0, k_sp: 0, k_cr: 0, k_sr: 0}]) == {"precision": 0.0, "recall": 0.0,
+                                                                             "f1": 0.0}
+    assert scoring.ev2r_counts({k_cp: 2}) == {k_cp: 2, k_sp: 0, k_cr: 0, k_sr: 0}  # missing keys count 0
+    with pytest.raises(ValueError, match="'support predicted evidence' must be a non-negative int"):
+        scoring.ev2r_counts({k_sp: "3"})
+
+
+def test_ev2r_paper_aggregation_is_per_claim():
+    k_cp, k_sp, k_cr, k_sr = scoring.EV2R_KEYS
+    records = [{k_cp: 7, k_sp: 3, k_cr: 6, k_sr: 4}, {k_cp: 2, k_sp: 2, k_cr: 0, k_sr: 0}]
+    p, r = (3 / 7 + 1) / 2, (4 / 6 + 0) / 2
+    f1 = (2 * (3 / 7) * (4 / 6) / (3 / 7 + 4 / 6) + 0) / 2
+    assert scoring.ev2r_aggregate(records, "paper") == {"precision": p, "recall": r, "f1": pytest.approx(f1)}
+    with pytest.raises(ValueError, match="ev2r_aggregation must be one of"):
+        scoring.ev2r_aggregate(records, "macro")
+
+
+def test_judge_failures_are_counted_not_dropped():
+    gold, predictions, _ = _example_stats()
+    items = scoring.ev2r_items(gold, predictions)
+    # official skips: claim 1 (null Explanation) and claim 4 (no line)
+    assert [i for i, _ in items] == [0, 2, 3, 5, 6]
+    assert items[0][1] == (gold[0]["Claim"], gold[0]["Justifications"][0], predictions[0]["explanation"])
+    outcomes = judges.run_judge(judges.as_judge(str(EV2R)), [item for _, item in items])
+    ev2r = scoring.ev2r_per_claim(len(gold), [i for i, _ in items], outcomes)
+    with pytest.warns(scoring.TSVerWarning):
+        result = scoring.aggregate(scoring.score_claims(gold, predictions, ev2r))
+    assert (result["n_ev2r_judged"], result["n_ev2r_failed"]) == (3, 2)  # claims 5 and 6 have no record
+    # micro: cp 7+2+1, sp 3+1+0, cr 6+3+2 (claim 2's record lacks "support reference evidence": 0)
+    assert (result["ev2r_precision"], result["ev2r_recall"]) == (0.4, round(4 / 11, 4))
+    assert result["ev2r_f1"] == round(2 * 0.4 * (4 / 11) / (0.4 + 4 / 11), 4)
+
+
+def test_cli_on_the_examples(capsys):
+    assert main(["tsver", "--gold", str(GOLD), "--predictions", str(PREDICTIONS), "--ev2r", str(EV2R)]) == 0
+    captured = capsys.readouterr()
+    out = captured.out.splitlines()
+    for line in ["   • Claims processed: 6 out of 7", "   • Coverage: 85.7%",
+                 "| TSCS                        |       18.25 |",
+                 "| Verdict F1                  |       50.00 |",
+                 "| Justifications Ev2R Score   |       38.10 |",
+                 "   • 1 error prediction(s) (verdict \"error\": counted wrong)",
+                 "   • 1 claim(s) without a prediction line"]:
+        assert line in out
+    assert "predictions.jsonl:5: a second prediction" in captured.err
+
+
+@pytest.mark.parametrize("line,message", [
+    ("{not json", r"predictions.jsonl:2: prediction line is not valid JSON"),
+    ('["a list"]', r"predictions.jsonl:2: expected a JSON object, found list"),
+    ('{"Claim": "x", "Explanation": null, "PredictedTimeRanges": null}', r":2: prediction has no 'Verdict' key"),
+    ('{"Claim": "x", "Verdict": "Refuted", "Explanation": null}', r":2: prediction has no 'PredictedTimeRanges' key"),
+    ('{"Claim": "x", "Verdict": null, "Explanation": null, "PredictedTimeRanges": null}',
+     r":2: 'Verdict' must be a string, found None"),
+    ('{"Claim": "x", "Verdict": "Refuted", "Explanation": null, "PredictedTimeRanges": [[2000, 2001]]}',
+     r":2: 'PredictedTimeRanges': expected an object mapping series id"),
+    ('{"Claim": "x", "Verdict": "Refuted", "Explanation": null, "PredictedTimeRanges": {"s": {"from": 1}}}',
+     r":2: 'PredictedTimeRanges': series 's': expected a list of \{from, to\} ranges, found dict"),
+    ('{"Claim": "x", "Verdict": "Refuted", "Explanation": null, "PredictedTimeRanges": {"s": [{"from": 2000.0, '
+     '"to": 2001}]}}', r":2: 'PredictedTimeRanges': series 's' range 0: expected \{\"from\": int, \"to\": int\}"),
+    ('{"Claim": "x", "Verdict": "Refuted", "Explanation": null, "PredictedTimeRanges": {"s": [{"from": 2000}]}}',
+     r"series 's' range 0: expected"),
+    ('{"Claim": "x", "Verdict": "Refuted", "Explanation": 3, "PredictedTimeRanges": null}',
+     r":2: 'Explanation' must be a string or null, found int"),
+])
+def test_bad_prediction_lines_name_the_line(tmp_path, line, message):
+    path = tmp_path / "predictions.jsonl"
+    path.write_text('{"Claim": "y", "Verdict": "Refuted", "Explanation": null, "PredictedTimeRanges": null}\n'
+                    + line + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=message):
+        scoring.read_predictions(path, ["x", "y"])
+
+
+def test_error_lines_may_omit_ranges_and_explanation(tmp_path):
+    path = tmp_path / "predictions.jsonl"
+    path.write_text('{"Claim": "x", "Verdict": "ERROR", "ErrorMessage": "rate limited"}\n\n', encoding="utf-8")
+    assert scoring.read_predictions(path, ["x"]) == [
+        {"verdict": "ERROR", "explanation": None, "ranges": None, "line": 1}]
+
+
+def test_bad_gold_names_the_line(tmp_path):
+    path = tmp_path / "gold.jsonl"
+    record = json.loads(GOLD.read_text(encoding="utf-8").splitlines()[0])
+    path.write_text(json.dumps(record) + "\n" + json.dumps({**record, "Verdict": "True"}) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"gold.jsonl:2: 'Verdict' must be one of"):
+        scoring.read_gold(path)
+
+
+def test_cli_reports_bad_input_as_one_line(tmp_path, capsys):
+    path = tmp_path / "predictions.jsonl"
+    path.write_text("oops\n", encoding="utf-8")
+    assert main(["tsver", "--gold", str(GOLD), "--predictions", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("benchscore tsver: error: ") and "predictions.jsonl:1" in err and "\n" not in err
+    assert main(["tsver", "--gold", str(GOLD), "--predictions", str(PREDICTIONS), "--judge-model", "m"]) == 2
+
+
+# ---------------------------------------------------------------- the evaluate module, own data
+# evaluate runs a copy of the module files, so its warning and error classes are the copy's:
+# match warnings as UserWarning and take JudgeError from the copy.
+
+
+def _examples():
+    gold, predictions, stats = _example_stats()
+    return ([loader.prediction(p) for p in predictions], [loader.reference(g) for g in gold], stats)
+
+
+def test_evaluate_compute_equals_add_batch_equals_pure():
+    predictions, references, stats = _examples()
+    metric = load_metric("tsver")
+    for strict in (False, True):
+        with pytest.warns(UserWarning, match="matches no label"):
+            computed = metric.compute(predictions=predictions, references=references, strict=strict)
+        for i in range(0, len(predictions), 3):
+            metric.add_batch(predictions=predictions[i:i + 3], references=references[i:i + 3])
+        with pytest.warns(UserWarning, match="matches no label"):
+            batched = metric.compute(strict=strict)
+        assert computed == batched
+        assert {k: v for k, v in computed.items() if k != "signature"} == scoring.aggregate(stats, strict=strict)
+        assert computed["signature"] == f"tsver|version:1.0.0|strict:{'yes' if strict else 'no'}|ev2r:tsver|judge:none"
+
+
+def test_evaluate_with_a_callable_judge_counts_failures():
+    predictions, references, _ = _examples()
+    metric = load_metric("tsver")
+    judge_error = sys.modules[type(metric).__module__.rsplit(".", 1)[0] + ".judges"].JudgeError
+    calls = []
+
+    def judge(claim, reference, prediction):
+        calls.append(claim)
+        if "Hyperborea" in claim:
+            raise judge_error("the judge gave up")
+        return dict(zip(scoring.EV2R_KEYS, (4, 2, 4, 3)))
+
+    with pytest.warns(UserWarning, match="matches no label"):
+        result = metric.compute(predictions=predictions, references=references, ev2r_judge=judge,
+                                ev2r_aggregation="paper", return_per_claim=True)
+    assert len(calls) == 5  # not claim 1 (null Explanation) nor claim 4 (no prediction)
+    assert (result["n_ev2r_judged"], result["n_ev2r_failed"]) == (4, 1)
+    assert (result["ev2r_precision"], result["ev2r_recall"]) == (0.5, 0.75)
+    assert result["per_claim"][6]["ev2r_failure"].endswith("the judge gave up")
+    assert result["signature"].endswith("|ev2r:paper|judge:callable")
+    with pytest.raises(ValueError, match="ev2r_aggregation must be one of"):
+        metric.compute(predictions=predictions, references=references, ev2r_aggregation="micro")
+
+
+def test_evaluate_rejects_a_series_listed_twice():
+    predictions, references, _ = _examples()
+    predictions[0]["time_series"] = predictions[0]["time_series"] * 2
+    with pytest.raises(ValueError, match=r"example 0, predictions\['time_series'\]: series 'rainfall' appears twice"):
+        load_metric("tsver").compute(predictions=predictions, references=references)
+
+
+def test_evaluate_rejects_an_unknown_gold_label():
+    predictions, references, _ = _examples()
+    references[2]["verdict"] = "NEI"
+    with pytest.raises(ValueError, match=r"claim 2 \(.*\): gold Verdict must be one of"):
+        load_metric("tsver").compute(predictions=predictions, references=references)
+
+
+def test_examples_are_our_own():
+    """examples/ must stay hand-written: no claim text from the released data."""
+    shared = shared_path("data", "tsver", "tsver_test.jsonl")
+    released = {json.loads(l)["Claim"] for l in shared.read_text(encoding="utf-8").splitlines()}
+    ours = {json.loads(l)["Claim"] for l in GOLD.read_text(encoding="utf-8").splitlines()}
+    assert len(ours) == 7 and not ours & released
