@@ -299,8 +299,8 @@ def test_different_lengths_are_refused_not_truncated():
 
 
 def test_defaults_signature():
-    assert scoring.signature() == "tempbench_trp|version:0.1.0|space:label|top_k:none|dedup:no|subset:all"
-    assert scoring.signature("id", 5, True).startswith("tempbench_trp|version:0.1.0|space:id|top_k:5|dedup:yes|")
+    assert scoring.signature() == "tempbench_trp|version:1.0.0|space:label|top_k:none|dedup:no|subset:all"
+    assert scoring.signature("id", 5, True).startswith("tempbench_trp|version:1.0.0|space:id|top_k:5|dedup:yes|")
 
 
 def test_dedup_drops_exact_repeats_only():

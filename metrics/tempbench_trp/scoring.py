@@ -22,7 +22,7 @@ import hashlib
 import json
 import operator
 
-__version__ = "0.1.0"
+__version__ = "1.0.0"
 
 SPACES = {"label": ("s", "r", "o"), "id": ("s_id", "r_id", "o_id")}
 SLICES = ("complexity", "operator")
