@@ -3,6 +3,8 @@
 import datasets
 import evaluate
 
+from .resampling import DEFAULT_RESAMPLES
+from .resampling import DEFAULT_SEED
 from .scoring import CATEGORIES
 from .scoring import aggregate
 from .scoring import per_category
@@ -10,6 +12,9 @@ from .scoring import question_key
 from .scoring import question_stats
 from .scoring import signature
 from .scoring import to_yes
+from .significance import confidence_intervals
+from .significance import per_category_intervals
+from .significance import resampling_signature
 
 _CITATION = """\
 @inproceedings{ZKNR19,
@@ -43,12 +48,19 @@ Args:
     question: the question text per candidate (optional when question_id is given).
     category: optional temporal category per candidate (a name, or the loader's ClassLabel id);
         adds the per-category breakdown.
+    confidence: (extension) a level such as 0.95 adds percentile-bootstrap intervals over questions
+        (categories resampled within themselves); None (default) adds none.
+    n_resamples: bootstrap resamples for `confidence` (default 1000).
+    seed: random seed for `confidence` (default 12345); with the same seed the intervals repeat.
 Returns:
     em: share of questions with every candidate right ("Strict Acc."), in [0, 1].
     f1: mean per-question F1 ("Avg F1"), in [0, 1].
     n_questions: number of questions scored.
     extension_per_category: (extension, only with `category`) {category: {em, f1, n_questions}}.
-    signature: the module version and the options that fix these numbers.
+    extension_confidence_intervals: (extension, only with `confidence`) {"em": {"low", "high"}, "f1": ...};
+        with `category`, each category's entry gets "confidence_intervals" too.
+    signature: the module version and the options that fix these numbers (with `confidence`, also
+        `bootstrap:<n_resamples>|seed:<seed>|confidence:<level>`).
 Examples:
     >>> mctaco = evaluate.load("mctaco")
     >>> results = mctaco.compute(
@@ -79,6 +91,20 @@ Examples:
     0.0 0.5
     >>> results["extension_per_category"]["Event Duration"]["n_questions"]
     1
+
+    How sure is a number? A seeded bootstrap over questions (an extension; the numbers are unchanged):
+
+    >>> results = mctaco.compute(
+    ...     predictions=["yes", "no", "yes", "yes", "no", "no"],
+    ...     references=["yes", "no", "yes", "no", "no", "yes"],
+    ...     question_id=["q1", "q1", "q2", "q2", "q3", "q3"],
+    ...     confidence=0.95, n_resamples=200, seed=7,
+    ... )
+    >>> interval = results["extension_confidence_intervals"]["em"]
+    >>> print(round(results["em"], 4), round(interval["low"], 4), round(interval["high"], 4))
+    0.3333 0.0 0.675
+    >>> results["signature"]
+    'mctaco|version:1.0.0|key:question_id|labels:normalized|bootstrap:200|seed:7|confidence:0.95'
 """
 
 # Keys a user may leave out (the question key has two forms; the category is optional).
@@ -154,7 +180,8 @@ class Mctaco(evaluate.Metric):
         batch = {name: [value] for name, value in kwargs.items()}
         self.add_batch(predictions=[prediction], references=[reference], **batch)
 
-    def _compute(self, predictions, references, question_id, sentence, question, category):
+    def _compute(self, predictions, references, question_id, sentence, question, category, confidence=None,
+                 n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED):
         # "" marks an optional feature that was not given (see add_batch).
         if all(question_id):
             keys, key_source = question_id, "question_id"
@@ -174,4 +201,16 @@ class Mctaco(evaluate.Metric):
         if categories:
             result["extension_per_category"] = per_category(stats)
         result["signature"] = signature(key_source)
+        if confidence is not None:
+            options = (n_resamples, seed, confidence)
+            result["extension_confidence_intervals"] = _bounds(confidence_intervals(stats, *options))
+            if categories:
+                for name, bounds in per_category_intervals(stats, *options).items():
+                    result["extension_per_category"][name]["confidence_intervals"] = _bounds(bounds)
+            result["signature"] += "|" + resampling_signature(*options)
         return result
+
+
+def _bounds(intervals):
+    """{"em": {"low", "high"}, ...}: the interval without the estimate, which the result already holds."""
+    return {name: {"low": r["low"], "high": r["high"]} for name, r in intervals.items()}
