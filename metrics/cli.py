@@ -3,6 +3,9 @@
 Each metric folder owns its command in `<folder>/cli.py`, which defines
 ``add_arguments(parser)`` and ``run(args) -> int``; this file only dispatches. A `ValueError` or
 `OSError` from a command is printed as one line and the exit status is 2.
+
+`benchscore compare <bench>` (bootstrap intervals of one system, paired tests of two) is owned the
+same way by `<folder>/significance.py`: ``add_compare_arguments(parser)`` and ``run_compare(args)``.
 """
 
 import argparse
@@ -18,7 +21,7 @@ COMMANDS = {
 }
 
 
-def build_parser(command=None):
+def build_parser(command=None, bench=None):
     """The parser; only the named command's module is imported (a heavy or broken one stays out of the way)."""
     parser = argparse.ArgumentParser(prog="benchscore", description="Official benchmark scores, fast.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
@@ -28,12 +31,21 @@ def build_parser(command=None):
             module = importlib.import_module(f"benchscore.{folder}.cli")
             module.add_arguments(command_parser)
             command_parser.set_defaults(run=module.run)
+    compare_help = "bootstrap intervals of one system, or paired significance of two on the same gold"
+    compare = sub.add_parser("compare", help=compare_help, description=compare_help)
+    benches = compare.add_subparsers(dest="bench", metavar="BENCH", required=True)
+    for name, (folder, _) in COMMANDS.items():
+        bench_parser = benches.add_parser(name, help=f"{name}: {compare_help}", description=f"{name}: {compare_help}")
+        if command == "compare" and name == bench:
+            module = importlib.import_module(f"benchscore.{folder}.significance")
+            module.add_compare_arguments(bench_parser)
+            bench_parser.set_defaults(run=module.run_compare)
     return parser
 
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
-    args = build_parser(argv[0] if argv else None).parse_args(argv)
+    args = build_parser(*argv[:2]).parse_args(argv)
     try:
         return args.run(args)
     except (ValueError, OSError) as err:
