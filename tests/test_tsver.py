@@ -71,6 +71,29 @@ def test_aggregates_and_per_claim_values_match_official(name, split):
                                    "union": v["Union (years)"]} for k, v in t["IoU per dataset"].items()}
 
 
+def _approx(value):
+    """Floats compared to 1e-12 (the official mean's last digit depends on set order), all else exact."""
+    if isinstance(value, float):
+        return pytest.approx(value, abs=1e-12)
+    if isinstance(value, dict):
+        return {k: _approx(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_approx(v) for v in value]
+    return value
+
+
+@pytest.mark.parametrize("name,split", RUNS)
+def test_cli_per_claim_report_equals_the_official_json(name, split, tmp_path, capsys):
+    data = shared_path("data", "tsver")
+    expected = json.loads((data / "expected" / f"perclaim_{name}.json").read_text("utf-8"))
+    out = tmp_path / "report.json"
+    assert main(["tsver", "--gold", str(data / f"tsver_{split}.jsonl"), "--per-claim", str(out),
+                 "--predictions", str(data / "predictions" / f"pred_{name}.jsonl")]) == 0
+    ours = json.loads(out.read_text("utf-8"))
+    assert ours["per_claim"] == _approx(expected["per_claim"])
+    assert ours["aggregate_full_precision"] == _approx(expected["aggregate_full_precision"])
+
+
 @pytest.mark.parametrize("name,split", RUNS)
 def test_cli_prints_the_official_table(name, split, capsys):
     data = shared_path("data", "tsver")

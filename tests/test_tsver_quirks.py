@@ -282,3 +282,21 @@ def test_examples_are_our_own():
     released = {json.loads(l)["Claim"] for l in shared.read_text(encoding="utf-8").splitlines()}
     ours = {json.loads(l)["Claim"] for l in GOLD.read_text(encoding="utf-8").splitlines()}
     assert len(ours) == 7 and not ours & released
+
+
+def test_official_report_layout_for_every_status(tmp_path):
+    out = tmp_path / "report.json"
+    assert main(["tsver", "--gold", str(GOLD), "--predictions", str(PREDICTIONS), "--per-claim", str(out)]) == 0
+    report = json.loads(out.read_text("utf-8"))
+    rows = [(c["status"], c["pred_verdict_raw"], c["matched_label"], c["in_accuracy"], c["in_tscs"], c["correct"])
+            for c in report["per_claim"]]
+    assert rows == [("ok", "supported.", S, True, True, True), ("error", "error", None, True, True, False),
+                    ("unmatched", "TRUE", None, False, True, False), ("ok", "conflicting", C, True, True, True),
+                    ("missing", None, None, False, False, False), ("unmatched", "refutes", None, False, True, False),
+                    ("ok", " Refuted ", R, True, True, False)]
+    assert report["per_claim"][4]["tscs"] is None
+    assert report["per_claim"][5]["tscs"] == {"TSCS": 0, "note": "gold TimeSeries or PredictedTimeRanges empty/None -> 0"}
+    assert report["per_claim"][1]["tscs"]["IoU per dataset"] == {
+        "co₂-emissions": {"IoU": 1.0, "Intersection (years)": 2, "Union (years)": 2}}
+    assert report["aggregate_full_precision"]["n_in_accuracy"] == 4
+    assert report["aggregate_full_precision"]["n_in_tscs"] == 6

@@ -17,6 +17,7 @@ from .scoring import SHORT_LABELS
 from .scoring import aggregate
 from .scoring import ev2r_items
 from .scoring import ev2r_per_claim
+from .scoring import official_report
 from .scoring import read_gold
 from .scoring import read_predictions
 from .scoring import score_claims
@@ -41,6 +42,9 @@ def add_arguments(parser):
     parser.add_argument("--strict", action="store_true",
                         help="missing/unmatched verdicts count wrong, missing predictions score 0 in TSCS")
     parser.add_argument("--json", action="store_true", help="print the result as JSON (fractions, not x100)")
+    parser.add_argument("--per-claim", metavar="JSON",
+                        help="also write per-claim values and full-precision aggregates here, in the layout of "
+                             "the official run's JSON (expected/perclaim_*.json)")
 
 
 def _judge(args):
@@ -56,8 +60,9 @@ def _judge(args):
     return None
 
 
-def evaluate_files(gold_path, predictions_path, judge=None, strict=False, ev2r_aggregation="tsver"):
-    """The result dict (with signature) of a prediction file against a gold file, as the CLI prints it."""
+def evaluate_files(gold_path, predictions_path, judge=None, strict=False, ev2r_aggregation="tsver", per_claim=None):
+    """The result dict (with signature) of a prediction file against a gold file, as the CLI prints it;
+    with `per_claim` (a path) also writes `scoring.official_report` there as JSON."""
     gold = read_gold(gold_path)
     predictions = read_predictions(predictions_path, [g["Claim"] for g in gold])
     ev2r = None
@@ -65,9 +70,15 @@ def evaluate_files(gold_path, predictions_path, judge=None, strict=False, ev2r_a
         items = ev2r_items(gold, predictions)
         outcomes = judges.run_judge(judge, [item for _, item in items])
         ev2r = ev2r_per_claim(len(gold), [i for i, _ in items], outcomes)
-    result = aggregate(score_claims(gold, predictions, ev2r), strict=strict, ev2r_aggregation=ev2r_aggregation)
+    stats = score_claims(gold, predictions, ev2r)
+    result = aggregate(stats, strict=strict, ev2r_aggregation=ev2r_aggregation)
     judge_name = "none" if judge is None else getattr(judge, "signature", "callable")
     result["signature"] = signature(strict, ev2r_aggregation, judge_name)
+    if per_claim:
+        report = {"gold": str(gold_path), "predictions": str(predictions_path), "signature": result["signature"],
+                  **official_report(gold, stats, strict)}
+        with open(per_claim, "w", encoding="utf-8") as f:
+            json.dump(report, f, ensure_ascii=False, indent=1)
     return result
 
 
@@ -121,7 +132,8 @@ def run(args):
     judge = _judge(args)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = evaluate_files(args.gold, args.predictions, judge, args.strict, args.ev2r_aggregation)
+        result = evaluate_files(args.gold, args.predictions, judge, args.strict, args.ev2r_aggregation,
+                                args.per_claim)
     for w in caught:
         print(f"benchscore tsver: warning: {w.message}", file=sys.stderr)
     if args.json:

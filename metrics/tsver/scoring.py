@@ -278,6 +278,36 @@ def ev2r_per_claim(n_claims, indices, outcomes):
     return per_claim
 
 
+def official_report(gold, stats, strict=False):
+    """Per-claim values and full-precision aggregates in the layout of the official run's JSON
+    (`expected/perclaim_*.json`: `aggregate_full_precision`, `per_claim`), for audits and diffs."""
+    result = aggregate(stats, strict=strict)
+    per_claim = []
+    for i, (g, s) in enumerate(zip(gold, stats)):
+        in_accuracy = strict or s["status"] in (OK, ERROR)
+        in_tscs = strict or s["status"] != MISSING
+        if not in_tscs:
+            tscs = None
+        elif s["empty"]:
+            tscs = {"TSCS": 0, "note": "gold TimeSeries or PredictedTimeRanges empty/None -> 0"}
+        else:
+            tscs = {"TSCS": s["tscs"], "Average IoU": s["iou"], "Precision": s["precision"], "Recall": s["recall"],
+                    "F1 Score": s["f1"], "IoU per dataset": {
+                        k: {"IoU": v["iou"], "Intersection (years)": v["intersection"], "Union (years)": v["union"]}
+                        for k, v in s["series"].items()}}
+        per_claim.append({"gold_index": i, "Claim": g["Claim"], "gold_verdict": s["gold"],
+                          "pred_verdict_raw": s["verdict"], "matched_label": s["label"], "status": s["status"],
+                          "in_accuracy": in_accuracy, "correct": s["correct"], "in_tscs": in_tscs, "tscs": tscs})
+    aggregates = {
+        "n_gold": result["n_claims"], "n_in_accuracy": result["n_scored"],
+        "verdict_accuracy": result["verdict_accuracy"], "verdict_macro_f1_4labels": result["verdict_macro_f1"],
+        "n_in_tscs": result["n_in_tscs"], "trange_Average TSCS": result["tscs"],
+        "trange_Average IoU": result["iou"], "trange_Average Precision": result["precision"],
+        "trange_Average Recall": result["recall"], "trange_Average F1 Score": result["f1"],
+    }
+    return {"aggregate_full_precision": aggregates, "per_claim": per_claim}
+
+
 # ---------------------------------------------------------------- official JSONL files
 
 
