@@ -243,3 +243,24 @@ def test_parse_reply_accepts_fenced_and_bare_json(reply):
 def test_parse_reply_rejects_malformed_replies(reply, message):
     with pytest.raises(JudgeError, match=message):
         judges.parse_reply(reply)
+
+
+def test_a_copy_of_the_module_as_evaluate_makes_accepts_our_judges_and_failures(tmp_path):
+    # evaluate.load runs a copy of judges.py (its own JudgeError class) beside the metric script.
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("copied_judges", judges.__file__)
+    copy = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(copy)
+    assert copy.JudgeError is not JudgeError
+
+    recorded = judges.RecordedJudge({"a": RECORD_A})
+    assert copy.as_judge(recorded) is recorded  # kept as is, signature and all
+    outcomes = copy.run_judge(recorded, [("a", "r", "p"), ("b", "r", "p")])
+    assert outcomes[0].counts == RECORD_A and "no recorded Ev2R record" in outcomes[1].error
+
+    def user_judge(claim, reference, prediction):
+        raise JudgeError("the user's judge gave up")  # the installed package's class
+
+    [outcome] = copy.run_judge(copy.as_judge(user_judge), [("a", "r", "p")])
+    assert outcome.error == "the user's judge gave up"

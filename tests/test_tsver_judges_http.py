@@ -229,3 +229,41 @@ def test_signature_names_what_changes_the_numbers(server):
     judge = make_judge(server, seed=7)
     assert judge.signature == f"openai(model=fake-model,prompt={judges.PROMPT_VERSION},temperature=0,seed=7)"
     assert "|" not in judge.signature
+
+
+def test_the_evaluate_module_scores_ev2r_with_the_http_judge_and_reruns_from_the_cache(server, tmp_path):
+    from conftest import load_metric
+
+    claims = ["Fish exports in Atlantis doubled in 2020.", "Atlantis rain fell 5% in 2001!!", "A third claim.",
+              "No prediction."]
+    references = [{"claim": claim, "verdict": "Refuted", "justifications": [f"Reason {i}.", "Second reason."],
+                   "time_series": [{"series": "s", "ranges": [{"from": 2000, "to": 2001}]}]}
+                  for i, claim in enumerate(claims)]
+    predictions = [{"verdict": "Refuted", "explanation": f"Explanation {i}.", "time_series": []} for i in range(3)]
+    predictions.append({"verdict": None, "explanation": None, "time_series": None})  # not judged (official)
+    server.script[claims[2]] = [{"status": 500}] * 2  # a failure, counted
+    metric = load_metric("tsver")
+
+    def compute():
+        judge = make_judge(server, tmp_path, max_retries=1)
+        return metric.compute(predictions=predictions, references=references, ev2r_judge=judge)
+
+    result = compute()
+    assert len(server.requests) == 1 + 1 + 2
+    prompts = [request["body"]["messages"][0]["content"] for request in server.requests]
+    assert judges.build_prompt(claims[0], "Reason 0.\nSecond reason.", "Explanation 0.") in prompts
+    assert (result["n_ev2r_judged"], result["n_ev2r_failed"]) == (2, 1)
+    # The official aggregation written out: micro sums, R over the reference count, rounded to 4.
+    judged = [counts_for(claim) for claim in claims[:2]]
+    sp = sum(c["support predicted evidence"] for c in judged)
+    cp = sum(c["facts count predicted evidence"] for c in judged)
+    cr = sum(c["facts count reference evidence"] for c in judged)
+    assert 0 < sp < cp and sp != cr  # a case where P, R and the official R's quirk all show
+    precision, recall = sp / cp, sp / cr
+    assert result["ev2r_precision"] == round(precision, 4) and result["ev2r_recall"] == round(recall, 4)
+    assert result["ev2r_f1"] == round(2 * precision * recall / (precision + recall), 4)
+    assert result["signature"].endswith(f"|judge:openai(model=fake-model,prompt={judges.PROMPT_VERSION},"
+                                        "temperature=0,seed=0)")
+
+    server.script[claims[2]] = [{"status": 500}] * 2
+    assert compute() == result and len(server.requests) == 4 + 2  # only the failed claim is asked again

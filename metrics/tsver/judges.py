@@ -59,6 +59,16 @@ class JudgeError(Exception):
     """The judge could not score one claim (after its retries). Counted and reported, not dropped."""
 
 
+def is_judge_failure(err):
+    """Whether an exception is a JudgeError: this module's or that of a copy of this file.
+
+    ``evaluate.load`` runs a *copy* of this file beside the metric script, which has its own
+    JudgeError class; a judge built from ``benchscore.tsver.judges`` (or a user's judge raising
+    that one) must still count as a failure there, so the class is recognised by name.
+    """
+    return any(cls.__name__ == "JudgeError" for cls in type(err).__mro__)
+
+
 @dataclasses.dataclass(frozen=True)
 class JudgeOutcome:
     """One item's result: ``counts`` (the four ints) and the judge's whole ``response``, or ``error``."""
@@ -431,7 +441,7 @@ class OpenAIJudge:
         return text.replace(self._key.reveal(), "<hidden>") if self._key is not None else text
 
     def _request(self, prompt):
-        """One POST; returns the reply text, raises _Retry or JudgeError."""
+        """One POST; returns the reply text, raises _Retry or _Refused."""
         body = {"model": self.model, "messages": [{"role": "user", "content": prompt}]}
         if self.temperature is not None:
             body["temperature"] = self.temperature
@@ -512,8 +522,9 @@ def _retry_after(headers):
 
 def as_judge(judge):
     """A judge from what a user passes: a path (RecordedJudge), a mapping (RecordedJudge), a judge
-    object of this module as is, or any other callable (CallableJudge)."""
-    if isinstance(judge, (RecordedJudge, CallableJudge, OpenAIJudge)):
+    object (callable with a ``signature``, as the classes here, or copies of them) as is, or any
+    other callable (CallableJudge)."""
+    if callable(judge) and hasattr(judge, "signature"):
         return judge
     if isinstance(judge, (str, os.PathLike, Mapping)):
         return RecordedJudge(judge)
@@ -527,7 +538,8 @@ def run_judge(judge, items, concurrency=None, progress=None):
 
     ``concurrency`` and ``progress`` default to the judge's own settings (1 and False for judges
     without them).  The progress bar (tqdm, on stderr) is shown only when tqdm is installed.
-    JudgeError becomes an outcome with ``error``; any other exception propagates.
+    A JudgeError (see ``is_judge_failure``) becomes an outcome with ``error``; any other exception
+    propagates.
     """
     items = [tuple(item) for item in items]
     concurrency = concurrency or getattr(judge, "concurrency", 1)
@@ -538,11 +550,14 @@ def run_judge(judge, items, concurrency=None, progress=None):
         claim = item[0]
         try:
             response = judge(*item)
-            return JudgeOutcome(claim, counts=validate_counts(response), response=dict(response))
-        except JudgeError as err:
+            counts = validate_counts(response)
+        except Exception as err:
+            if not is_judge_failure(err):
+                raise
             return JudgeOutcome(claim, error=str(err))
         finally:
             bar.update(1)
+        return JudgeOutcome(claim, counts=counts, response=dict(response))
 
     try:
         if concurrency == 1:
