@@ -1,38 +1,621 @@
-"""WebNLG+ 2020 text-to-RDF scoring, exactly as the official evaluation script (work in progress).
+"""WebNLG+ 2020 text-to-RDF scoring, exactly as the official evaluation script.
 
-API (stable): `tokenize`, `entry_stats`, `aggregate`, `score`, `breakdown`, `EntryStats`.
+Official scorer: `Evaluation_script_json.py` of WebNLG/WebNLG-Text-to-triples (6a40950) with its
+pinned nltk 3.4.5 and nervaluate 0.1.7. This is a re-implementation from the functional description
+in the project's spec (the official code is GPL and is not used); every quirk that moves a published
+number is reproduced, and each is named where it happens ("quirk: ...").
+
+Two steps, sacrebleu-style:
+
+1. `entry_stats(references, candidates)` scores one entry: all k x k (reference, candidate) pairs
+   (k = max(#references, #candidates); the shorter side is padded with empty triples), then the
+   assignment the official `itertools.permutations` loop selects, found by an exact pruned search
+   instead of k! enumeration. The selected pairs' counts and exact rate sums are kept.
+2. `aggregate(stats)` turns any list of `EntryStats` into the official JSON structure, so slices,
+   streaming, merging and bootstrap resampling never re-score.
+
+Per pair (the SemEval 2013 entity measures over subject/predicate/object token spans):
+
+    possible = correct + incorrect + partial + missed
+    actual   = correct + incorrect + partial + spurious
+    Strict, Exact:     P = correct / actual,                 R = correct / possible
+    Ent_type, Partial: P = (correct + 0.5 partial) / actual, R = (correct + 0.5 partial) / possible
+    F1 = 2 P R / (P + R)          (each is the int 0 when its denominator is 0)
+    pair score = mean(F1 of the four schemes)
+
+Corpus: counts are sums over all selected pairs of all entries (padded pairs included); P, R and
+F1 are `statistics.mean`s of the per-pair values over those pairs (F1 is not the harmonic mean of
+the reported P and R). `Exact_match` is sklearn's macro P/R/F1 over every distinct lower-cased raw
+triple string, entries being the samples.
+
+Bad input (the official script crashes on each of these, so there is no score to mirror; we raise
+`ValueError` naming the entry and the triple instead):
+- a candidate triple with exactly two ' | '-separated parts against a real reference;
+- a reference triple with exactly two parts;
+- against a padded reference (more candidate triples than reference triples), a candidate that does
+  not have exactly three parts. The official crashes for 2 and 4 parts; for 1 part (e.g. `a|b|c`
+  or an empty triple) and 5+ parts no run is recorded, and we refuse rather than guess;
+- the word-alignment crash of repeated tokens (reference element "a a a", candidate "a x a": the
+  official dies with a `TypeError`; IBM's ReGen patch skips the n-gram instead, which is a different
+  metric, so it is not the default here).
+Where the official does give a score we mirror it: a candidate without ' | ' (e.g. `a|b|c`)
+against a real reference counts as an empty triple; a one-part reference counts as padding; parts
+beyond the third are ignored.
 """
 
+import math
+import re
+import string
+from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 
-from .tokenizer import tokenize  # noqa: F401  (re-exported: nltk 3.4.5's word_tokenize)
+import numpy as np
+
+from .tokenizer import tokenize
 
 METRIC_VERSION = "1.0.0"
-SCHEMES = ("Ent_type", "Partial", "Strict", "Exact")
-TAGS = ("Subjects", "Predicates", "Objects")
-COUNTS = ("Correct", "Incorrect", "Partial", "Missed", "Spurious")
+
+SCHEMES = ("Ent_type", "Partial", "Strict", "Exact")  # output order
+TAGS = ("Subjects", "Predicates", "Objects")  # output names of the span labels SUB, PRED, OBJ
+GROUPS = ("Total",) + TAGS  # the four count groups: Total_scores, then Scores_per_tag
+KINDS = ("Correct", "Incorrect", "Partial", "Missed", "Spurious")
+RATES = ("Precision", "Recall", "F1")
+CORRECT, INCORRECT, PARTIAL, MISSED, SPURIOUS = range(5)
+SUB, PRED, OBJ = "SUB", "PRED", "OBJ"
+_TAG_GROUP = {SUB: 1, PRED: 2, OBJ: 3}
+
+# =============================================================================================
+# 1. Normalising a triple string (the SemEval part only; Exact_match uses the raw strings)
+# =============================================================================================
+_CAMEL = re.compile(r"([a-z])([A-Z])")
+_SPACES = re.compile(r"\s+")
+_TRAILING_PARENS = re.compile(r"^(.*?)(\s\((.*?)\))$")
+
+
+def normalise(triple):
+    """The official normalisation, in its order. Quirks: the camelCase split applies to subjects and
+    objects too ("McDonald" -> "mc donald"); leading/trailing white space becomes one space but is not
+    stripped; only the last part (the object) loses a trailing parenthetical, cut at the first " ("."""
+    text = _CAMEL.sub(r"\1 \2", triple).lower().replace("_", " ")
+    text = _SPACES.sub(" ", text)
+    parts = text.split(" | ")
+    match = _TRAILING_PARENS.match(parts[-1])
+    if match:
+        parts[-1] = match.group(1)
+        text = " | ".join(parts)
+    return text
+
+
+# =============================================================================================
+# 2. Tokens of one element
+# =============================================================================================
+_PUNCTUATION = frozenset(string.punctuation)
+
+
+@lru_cache(maxsize=1 << 16)
+def _element_tokens(element):
+    """(reference-side, candidate-side, swap-side) tokens of one element.
+
+    Quirk (quote asymmetry): references drop tokens made only of punctuation, candidates drop only
+    single punctuation characters, so Treebank's `` and '' quote tokens stay in candidates. The swap
+    attempts drop every token that contains any punctuation character (e.g. "17068.8", "d.c")."""
+    tokens = [token.lower() for token in tokenize(element)]
+    reference = tuple(t for t in tokens if not _PUNCTUATION.issuperset(t))
+    candidate = tuple(t for t in tokens if not (len(t) == 1 and t in _PUNCTUATION))
+    swap = tuple(t for t in tokens if _PUNCTUATION.isdisjoint(t))
+    return reference, candidate, swap
+
+
+# =============================================================================================
+# 3. Word alignment (`nonrefwords`): greedy, longest candidate n-gram first, left to right
+# =============================================================================================
+class _OfficialCrash(Exception):
+    """An input on which the official script dies: no score to mirror."""
+
+
+def _find(tokens, gram):
+    """First position of `gram` as a contiguous run in `tokens`, or None."""
+    size = len(gram)
+    for start in range(len(tokens) - size + 1):
+        if tokens[start : start + size] == gram:
+            return start
+    return None
+
+
+def _align(ref, cand, found_number=1, length=None):
+    """Mark aligned n-grams in place: ref tokens become FOUNDREF-<n>-<ref pos>, candidate tokens
+    FOUNDCAND-<n>-<ref pos>. Written as the official recursion, stale n-gram lists and all: in every
+    run that completes it equals the iterative greedy loop, and this form also detects the runs
+    where the official crashes (a stale n-gram still in the reference but gone from the candidate)."""
+    length = len(cand) if length is None else length
+    while length > 0:
+        grams = [cand[i : i + length] for i in range(len(cand) - length + 1)]  # stale on purpose
+        for gram in grams:
+            ref_start = _find(ref, gram)
+            if ref_start is None:
+                continue
+            for q in range(ref_start, ref_start + length):
+                ref[q] = f"FOUNDREF-{found_number}-{q}"
+            cand_start = _find(cand, gram)
+            if cand_start is None:
+                raise _OfficialCrash(
+                    "repeated tokens make the official word alignment crash (TypeError in nonrefwords)"
+                )
+            for offset in range(length):
+                cand[cand_start + offset] = f"FOUNDCAND-{found_number}-{ref_start + offset}"
+            found_number += 1
+            _align(ref, cand, found_number, length)  # quirk: its found_number increments are lost
+        length -= 1
+
+
+# =============================================================================================
+# 4. Spans of one element pair (`getrefdict`)
+# =============================================================================================
+_MARKER_ID = re.compile(r"^((.*?)-\d+)")
+
+
+def _marker_id(token):
+    return _MARKER_ID.match(token).group(1)
+
+
+def _element_spans(ref, cand, ref_label, cand_label, base):
+    """(found, reference spans, candidate spans, len(total)) for aligned token lists; spans are
+    (label, start, end) with inclusive ends, offset by `base`. Mutates `cand` as the official does:
+    before/after-linked candidate tokens become FOUNDCAND-<n>-LINKED (seen by the swap's PRED quirk)."""
+    found_at = [i for i, token in enumerate(cand) if token.startswith("FOUNDCAND")]
+    if not found_at:
+        if not ref:  # only candidate tokens (an empty pair gives the span [base, base-1])
+            return False, [], [(cand_label, base, base + len(cand) - 1)], len(cand)
+        if not cand:  # quirk: the official's `total` is then [span dict], of length 1
+            return False, [(ref_label, base, base + len(ref) - 1)], [], 1
+        ref_end = base + len(ref) - 1
+        return False, [(ref_label, base, ref_end)], [(cand_label, ref_end + 1, ref_end + len(cand))], len(ref) + len(cand)
+
+    first, last = found_at[0], found_at[-1]
+    # Unmatched candidate words before the first match are linked to it when it is aligned to the
+    # first reference word; those after the last match, when it is aligned to the last one.
+    link_before = cand[first].endswith("-0")
+    link_after = (
+        ref[-1].startswith("FOUNDREF")
+        and not cand[-1].startswith("FOUNDCAND")
+        and cand[last] == ref[-1].replace("FOUNDREF", "FOUNDCAND")
+    )
+    first_id, last_id = _marker_id(cand[first]), _marker_id(cand[last])
+    before, after, unlinked = [], [], []
+    run = 1  # runs of unlinked candidate words are numbered by the matches seen before them
+    for i, token in enumerate(cand):
+        if token.startswith("FOUNDCAND"):
+            run += 1
+        elif link_before and i < first:
+            cand[i] = first_id + "-LINKED"
+            before.append(cand[i])
+        elif link_after and i > last:
+            cand[i] = last_id + "-LINKED"
+            after.append(cand[i])
+        else:
+            unlinked.append(f"NOTFOUND-{run}")
+    total = before + ref + after + unlinked
+    ref_start = base + len(before)
+    ref_spans = [(ref_label, ref_start, ref_start + len(ref) - 1)]
+
+    cand_spans = []
+    current, begin, collecting = "", None, False
+    for i, token in enumerate(total):
+        token = token.replace("FOUNDREF", "FOUNDCAND")
+        if token.startswith(("FOUNDCAND", "NOTFOUND")):
+            collecting = True
+            if _marker_id(token) != current:
+                if current != "":
+                    cand_spans.append((cand_label, base + begin, base + i - 1))
+                current, begin = _marker_id(token), i
+            if i == len(total) - 1:
+                cand_spans.append((cand_label, base + begin, base + i))
+        elif collecting:  # quirk: re-emitted for every unmatched reference word, `current` kept
+            cand_spans.append((cand_label, base + begin, base + i - 1))
+    return True, ref_spans, cand_spans, len(total)
+
+
+def _aligned_spans(ref_tokens, cand_tokens, ref_label, cand_label, base):
+    ref, cand = list(ref_tokens), list(cand_tokens)
+    _align(ref, cand)
+    return _element_spans(ref, cand, ref_label, cand_label, base), ref, cand
+
+
+# =============================================================================================
+# 5. One (reference, candidate) pair: spans, swap attempts, nervaluate 0.1.7 counts
+# =============================================================================================
+def _elements(ref, cand):
+    """The three (subject, predicate, object) strings of each side, as the official splits them."""
+    ref_parts, cand_parts = ref.split(" | "), cand.split(" | ")
+    if len(ref_parts) == 1:  # padding (or a reference without ' | '): the candidate drives
+        if len(cand_parts) != 3:
+            raise _OfficialCrash(
+                f"candidate triple {cand!r} has {len(cand_parts)} ' | '-separated part(s) and is scored against "
+                "a padded reference (more candidate than reference triples); expected exactly 3 "
+                "(the official script crashes or its behaviour is unrecorded)"
+            )
+        return ("", "", ""), tuple(cand_parts)
+    if len(ref_parts) == 2:
+        raise _OfficialCrash(f"reference triple {ref!r} has 2 ' | '-separated parts; expected 3")
+    if len(cand_parts) == 1:  # quirk: a candidate without ' | ' counts as an empty triple
+        return tuple(ref_parts[:3]), ("", "", "")
+    if len(cand_parts) == 2:
+        raise _OfficialCrash(f"candidate triple {cand!r} has 2 ' | '-separated parts; expected 3 (the official script crashes)")
+    return tuple(ref_parts[:3]), tuple(cand_parts[:3])  # quirk: parts beyond the third are ignored
+
+
+def _pair_spans(ref, cand):
+    """Reference and candidate spans of one normalised pair: main pass, then the swap attempts."""
+    ref_elements, cand_elements = _elements(ref, cand)
+    ref_tok = [_element_tokens(e) for e in ref_elements]
+    cand_tok = [_element_tokens(e) for e in cand_elements]
+    REF, CAND, SWAP = 0, 1, 2  # which side's token filter
+
+    # Main pass: element against element, same labels, bases chained by len(total).
+    results, base = [], 0
+    for element, label in enumerate((SUB, PRED, OBJ)):
+        result, _, _ = _aligned_spans(ref_tok[element][REF], cand_tok[element][CAND], label, label, base)
+        results.append(result)
+        base += result[3]
+    (found_s, *_, len_s), (found_p, *_, len_p), (found_o, *_) = results
+    switched = False
+
+    # Swap 1: subject <-> object, when neither was found.
+    if not found_s and not found_o:
+        first, _, _ = _aligned_spans(ref_tok[0][SWAP], cand_tok[2][SWAP], SUB, OBJ, 0)
+        second, ref_obj, cand_sub = _aligned_spans(ref_tok[2][SWAP], cand_tok[0][SWAP], OBJ, SUB, first[3] + len_p)
+        if first[0] or second[0]:
+            # Quirk: PRED is recomputed from the object/subject lists just used (with their in-place
+            # markers, no new alignment), both labels PRED, not from the predicates.
+            results = [first, _element_spans(ref_obj, cand_sub, PRED, PRED, first[3]), second]
+            switched = True
+    # Swap 2: subject <-> predicate. Quirk: guarded by `switched` only, so it also runs when swap 1
+    # was tried and found nothing; the object keeps its main-pass base.
+    if not switched and not found_s and not found_p:
+        first, _, _ = _aligned_spans(ref_tok[0][SWAP], cand_tok[1][SWAP], SUB, PRED, 0)
+        second, _, _ = _aligned_spans(ref_tok[1][SWAP], cand_tok[0][SWAP], PRED, SUB, first[3])
+        if first[0] or second[0]:
+            results = [first, second, results[2]]
+            switched = True
+    # Swap 3: predicate <-> object.
+    if not switched and not found_p and not found_o:
+        first, _, _ = _aligned_spans(ref_tok[1][SWAP], cand_tok[2][SWAP], PRED, OBJ, len_s)
+        second, _, _ = _aligned_spans(ref_tok[2][SWAP], cand_tok[1][SWAP], OBJ, PRED, len_s + first[3])
+        if first[0] or second[0]:
+            results = [results[0], first, second]
+
+    true_spans = [span for result in results for span in result[1]]
+    pred_spans = [span for result in results for span in result[2]]
+    return true_spans, pred_spans
+
+
+# nervaluate 0.1.7's outcome of one predicted span, per scheme (Ent_type, Partial, Strict, Exact).
+_EXACT_HIT = (CORRECT, CORRECT, CORRECT, CORRECT)
+_SAME_BOUNDS_OTHER_LABEL = (INCORRECT, CORRECT, INCORRECT, CORRECT)
+_OVERLAP_SAME_LABEL = (CORRECT, PARTIAL, INCORRECT, INCORRECT)
+_OVERLAP_OTHER_LABEL = (INCORRECT, PARTIAL, INCORRECT, INCORRECT)
+
+
+def _count(true_spans, pred_spans):
+    """nervaluate 0.1.7 `compute_metrics` for one document: counts[group][scheme][kind] as a flat list
+    (group 0 = all tags, then SUB, PRED, OBJ)."""
+    counts = [0] * (len(GROUPS) * len(SCHEMES) * len(KINDS))
+
+    def book(group, outcomes):
+        for scheme, kind in enumerate(outcomes):
+            counts[(group * 4 + scheme) * 5 + kind] += 1
+
+    hit = set()
+    for pred in pred_spans:
+        label, start, end = pred
+        if pred in true_spans:
+            hit.add(pred)
+            outcome, true_label = _EXACT_HIT, label
+        else:
+            for true in true_spans:
+                true_label, true_start, true_end = true
+                if true_start == start and true_end == end:  # (the exact-match case is handled above)
+                    outcome = _SAME_BOUNDS_OTHER_LABEL
+                # Quirk (0.1.7): overlap of range(start, end), an exclusive end, so a one-token
+                # span never overlaps anything. A true span may be hit by several predictions.
+                elif max(start, true_start) < min(end, true_end):
+                    outcome = _OVERLAP_SAME_LABEL if label == true_label else _OVERLAP_OTHER_LABEL
+                else:
+                    continue
+                hit.add(true)
+                break
+            else:  # quirk (0.1.7): a spurious prediction is spurious for every tag
+                for group in range(len(GROUPS)):
+                    book(group, (SPURIOUS,) * 4)
+                continue
+        book(0, outcome)
+        book(_TAG_GROUP[true_label], outcome)  # booked under the true span's label
+    for true in true_spans:
+        if true not in hit:
+            book(0, (MISSED,) * 4)
+            book(_TAG_GROUP[true[0]], (MISSED,) * 4)
+    return counts
+
+
+def _rates(correct, incorrect, partial, missed, spurious, half_partial):
+    """nervaluate's P and R, then the script's F1; the int 0 where a denominator is 0."""
+    possible = correct + incorrect + partial + missed
+    actual = correct + incorrect + partial + spurious
+    matched = correct + 0.5 * partial if half_partial else correct
+    precision = matched / actual if actual > 0 else 0
+    recall = matched / possible if possible > 0 else 0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall != 0 else 0
+    return precision, recall, f1
+
+
+@dataclass(frozen=True)
+class PairResult:
+    """One (reference, candidate) pair: counts[group][scheme][kind] and rates[group][scheme][P, R, F1]
+    as flat tuples, and the official pair score (mean F1 of the four schemes, over all tags)."""
+
+    counts: tuple
+    rates: tuple
+    score: float
+
+
+@lru_cache(maxsize=1 << 17)
+def pair_result(ref, cand):
+    """Score one pair of *normalised* triple strings ('' = padding)."""
+    counts = _count(*_pair_spans(ref, cand))
+    rates = []
+    for group in range(len(GROUPS)):
+        for scheme in range(len(SCHEMES)):
+            at = (group * 4 + scheme) * 5
+            rates.extend(_rates(*counts[at : at + 5], half_partial=scheme < 2))  # Ent_type, Partial
+    # statistics.mean of the four F1s is exactly rounded; fsum / 4 is the same float.
+    score = math.fsum(rates[2:12:3]) / 4
+    return PairResult(tuple(counts), tuple(rates), score)
+
+
+# =============================================================================================
+# 6. The assignment: the first permutation (lexicographic) with the largest float sum
+# =============================================================================================
+_EPS = 1e-9
+
+
+def best_assignment(scores):
+    """`assignment[c]` = column for row c maximising `s = 0; for c: s += scores[c][assignment[c]]`
+    (float, in row order) -- the first such permutation in lexicographic order, i.e. exactly what
+    the official `for perm in itertools.permutations(range(k)): if s > best` loop selects.
+
+    Exactness. Depth-first search over rows in order, columns in increasing order, accepting a leaf
+    only if its float sum (accumulated in the same order as the official) is > the best so far:
+    without pruning that *is* the official loop. The pruning never removes the answer:
+    - h(used) is the optimum of the remaining rows over the unused columns (a memoised DP over
+      column sets). A float sum of k values in [0, 1] is within k^2 * 2^-53 of the exact sum, and
+      h's own rounding is as small, so no completion of a prefix with float sum p exceeds
+      p + h(used) + _EPS; and the float optimum is >= h(nothing) - _EPS. A prefix with
+      p + h(used) + _EPS < max(best, h(nothing) - _EPS) therefore holds no optimal permutation.
+    - Two unused columns whose values are equal in every row are interchangeable: a permutation
+      that uses the later one first has a twin, earlier in lexicographic order, with the same values
+      in the same order, hence the same float sum. So only the first unused of equal columns is tried.
+    - A state (used columns, float prefix sum) seen before was reached by an earlier prefix; every
+      completion of the new one has a twin completion there with the same float sum, which was
+      explored or pruned by a bound that is no weaker now. So a repeated state is skipped.
+    - When h(used) == 0 every completion adds only zeros: the first one (unused columns in order)
+      is taken.
+    Cost: the DP has at most 2^(distinct columns) x prod(#copies + 1) states -- for WebNLG
+    (<= 7 distinct references plus identical padding columns) a few thousand at most.
+    """
+    k = len(scores)
+    if k == 0:
+        return ()
+    columns = [tuple(row[j] for row in scores) for j in range(k)]
+    earlier_twins = [sum(1 << i for i in range(j) if columns[i] == columns[j]) for j in range(k)]
+    same_rows_from = [False] * k  # rows d.. are all equal: the remaining optimum is a plain sum
+    for d in range(k - 1, -1, -1):
+        same_rows_from[d] = d == k - 1 or (scores[d] == scores[d + 1] and same_rows_from[d + 1])
+
+    def choices(used):
+        """Unused columns, first of each group of equal columns only, in increasing order."""
+        return [j for j in range(k) if not used >> j & 1 and used & earlier_twins[j] == earlier_twins[j]]
+
+    optimum_rest = {}
+
+    def h(used):
+        if used not in optimum_rest:
+            row = bin(used).count("1")
+            if row == k:
+                value = 0.0
+            elif same_rows_from[row]:
+                value = sum(scores[row][j] for j in range(k) if not used >> j & 1)
+            else:
+                value = max(scores[row][j] + h(used | 1 << j) for j in choices(used))
+            optimum_rest[used] = value
+        return optimum_rest[used]
+
+    floor = h(0) - _EPS
+    best_sum, best = -1.0, None
+    seen = set()
+
+    def search(used, partial, prefix):
+        nonlocal best_sum, best
+        if len(prefix) == k:
+            if partial > best_sum:
+                best_sum, best = partial, prefix
+            return
+        if (used, partial) in seen:
+            return
+        seen.add((used, partial))
+        rest = h(used)
+        if partial + rest + _EPS < max(best_sum, floor):
+            return
+        if rest == 0:
+            search((1 << k) - 1, partial, prefix + tuple(j for j in range(k) if not used >> j & 1))
+            return
+        row = scores[len(prefix)]
+        for j in choices(used):
+            search(used | 1 << j, partial + row[j], prefix + (j,))
+
+    search(0, 0, ())
+    return best
+
+
+# =============================================================================================
+# 7. Per-entry statistics and the corpus aggregate
+# =============================================================================================
+_UNIT = 2**1074  # every float is an integer multiple of 2**-1074: exact sums as Python ints
+
+
+def _exact(value):
+    numerator, denominator = value.as_integer_ratio()
+    return numerator * (_UNIT // denominator)
 
 
 @dataclass(frozen=True)
 class EntryStats:
-    """Everything the corpus numbers need from one entry (the selected pairs, computed once)."""
+    """Everything the corpus numbers need from one entry, computed once (resample these freely).
+
+    `counts` and `rate_sums` are flat, in the order [group][scheme][kind or rate] with groups
+    (Total, Subjects, Predicates, Objects), schemes `SCHEMES`, kinds `KINDS`, rates `RATES`;
+    `rate_sums` are exact sums over the selected pairs in units of 2**-1074 (so a corpus mean is
+    exactly `statistics.mean`). `references`/`candidates` are the sets of lower-cased raw triple
+    strings that `Exact_match` uses."""
+
+    n_references: int
+    n_candidates: int
+    assignment: tuple  # assignment[c] = reference index given to candidate slot c (>= n_references: padding)
+    counts: tuple
+    rate_sums: tuple
+    references: frozenset
+    candidates: frozenset
+
+    @property
+    def n_pairs(self):
+        """k = max(n_references, n_candidates): the selected pairs, padding included."""
+        return len(self.assignment)
 
 
-def entry_stats(references, candidates):
-    """Score one entry: `references` and `candidates` are lists of "s | p | o" strings."""
-    raise NotImplementedError
+def _check_triples(triples, field, entry):
+    where = "" if entry is None else f"entry {entry}: "
+    if isinstance(triples, str) or not isinstance(triples, (list, tuple)):
+        raise TypeError(f"{where}{field} must be a list of 'subject | predicate | object' strings; got {type(triples).__name__}")
+    for i, triple in enumerate(triples):
+        if not isinstance(triple, str):
+            raise TypeError(f"{where}{field}[{i}] must be a 'subject | predicate | object' string; got {type(triple).__name__}")
+
+
+def entry_stats(references, candidates, entry=None):
+    """Score one entry. `references` and `candidates` are lists of "subject | predicate | object"
+    strings (raw, as in the XML); `entry` (an index or id) only labels error messages."""
+    _check_triples(references, "references", entry)
+    _check_triples(candidates, "candidates", entry)
+    refs, cands = [normalise(t) for t in references], [normalise(t) for t in candidates]
+    k = max(len(refs), len(cands))
+    refs += [""] * (k - len(refs))
+    cands += [""] * (k - len(cands))
+    # All k x k pairs are scored (an error in any pair aborts, as in the official script).
+    matrix = []
+    for c, cand in enumerate(cands):
+        row = []
+        for r, ref in enumerate(refs):
+            try:
+                row.append(pair_result(ref, cand))
+            except _OfficialCrash as err:
+                where = "" if entry is None else f"entry {entry}: "
+                raise ValueError(
+                    f"{where}reference triple {r} {references[r] if r < len(references) else '(padding)'!r} "
+                    f"against candidate triple {c} {candidates[c] if c < len(candidates) else '(padding)'!r}: {err}"
+                ) from None
+        matrix.append(row)
+    assignment = best_assignment([[pair.score for pair in row] for row in matrix])
+    selected = [matrix[c][r] for c, r in enumerate(assignment)]
+    return EntryStats(
+        n_references=len(references),
+        n_candidates=len(candidates),
+        assignment=assignment,
+        counts=tuple(map(sum, zip(*(pair.counts for pair in selected)))) if selected else (0,) * 80,
+        rate_sums=tuple(sum(map(_exact, column)) for column in zip(*(pair.rates for pair in selected)))
+        if selected
+        else (0,) * 48,
+        references=frozenset(t.lower() for t in references),
+        candidates=frozenset(t.lower() for t in candidates),
+    )
+
+
+def _exact_match(stats):
+    """sklearn 0.22 macro P/R/F1 with MultiLabelBinarizer: entries are samples, every distinct
+    lower-cased raw triple string (either side) a class; duplicates within an entry collapse."""
+    in_references, in_candidates, in_both = Counter(), Counter(), Counter()
+    for entry in stats:
+        in_references.update(entry.references)
+        in_candidates.update(entry.candidates)
+        in_both.update(entry.references & entry.candidates)
+    # The official class order is set() order (hash-seed dependent), so its means vary in the last
+    # ulp between runs; sorted order is our deterministic choice.
+    classes = sorted(in_references.keys() | in_candidates.keys())
+    true_positives = np.array([in_both[c] for c in classes], dtype=float)
+    predicted = np.array([in_candidates[c] for c in classes], dtype=float)
+    actual = np.array([in_references[c] for c in classes], dtype=float)
+    precision = true_positives / np.where(predicted == 0, 1, predicted)
+    recall = true_positives / np.where(actual == 0, 1, actual)
+    f1 = 2 * precision * recall / np.where(precision + recall == 0, 1, precision + recall)
+    return {"Precision": float(np.mean(precision)), "Recall": float(np.mean(recall)), "F1": float(np.mean(f1))}
 
 
 def aggregate(stats):
-    """The official output dict (Total_scores, Scores_per_tag, Exact_match) from `EntryStats`."""
-    raise NotImplementedError
+    """The official output dict from a list of `EntryStats`, keys in the official order:
+    Total_scores (Ent_type, Partial, Strict, Exact), Scores_per_tag (Subjects, Predicates,
+    Objects; each the four schemes), Exact_match. Counts are sums; P/R/F1 are the exactly rounded
+    means over all selected pairs, as `statistics.mean` gives them (the int 0 when every pair's is)."""
+    stats = list(stats)
+    n_pairs = sum(entry.n_pairs for entry in stats)
+    if n_pairs == 0:
+        raise ValueError("nothing to score: no entry has a reference or candidate triple")
+    counts = [sum(column) for column in zip(*(entry.counts for entry in stats))]
+    rate_sums = [sum(column) for column in zip(*(entry.rate_sums for entry in stats))]
+
+    def block(group, scheme):
+        at = (group * 4 + scheme) * 5
+        correct, incorrect, partial, missed, spurious = counts[at : at + 5]
+        possible = correct + incorrect + partial + missed
+        actual = correct + incorrect + partial + spurious
+        matched = correct + partial if scheme < 2 else correct
+        result = dict(zip(KINDS, counts[at : at + 5]))
+        result.update(Possible=possible, Actual=actual)
+        # A per-pair rate is the int 0 exactly when its denominator (summed here) or its numerator is 0.
+        for rate, all_int in zip(RATES, (actual == 0, possible == 0, matched == 0)):
+            total = rate_sums[(group * 4 + scheme) * 3 + RATES.index(rate)]
+            result[rate] = 0 if all_int else total / (_UNIT * n_pairs)
+        return result
+
+    def schemes(group):
+        return {name: block(group, scheme) for scheme, name in enumerate(SCHEMES)}
+
+    return {
+        "Total_scores": schemes(0),
+        "Scores_per_tag": {tag: schemes(group) for group, tag in enumerate(TAGS, start=1)},
+        "Exact_match": _exact_match(stats),
+    }
 
 
 def score(references_per_entry, candidates_per_entry):
-    """`aggregate` of `entry_stats` over paired entries."""
-    return aggregate([entry_stats(r, c) for r, c in zip(references_per_entry, candidates_per_entry, strict=True)])
+    """`aggregate` of `entry_stats` over entries paired by position (as the official pairs them)."""
+    references_per_entry, candidates_per_entry = list(references_per_entry), list(candidates_per_entry)
+    if len(references_per_entry) != len(candidates_per_entry):
+        raise ValueError(
+            f"{len(candidates_per_entry)} candidate entries for {len(references_per_entry)} reference entries; "
+            "entries are paired by position, so the counts must be equal"
+        )
+    return aggregate(
+        entry_stats(refs, cands, entry=i)
+        for i, (refs, cands) in enumerate(zip(references_per_entry, candidates_per_entry))
+    )
 
 
 def breakdown(stats, keys):
-    """Extension (not in the official script): `{key: aggregate(stats with that key)}`."""
-    raise NotImplementedError
+    """Extension (not in the official script): `{key: aggregate(entries with that key)}`, e.g. per
+    category or per number of reference triples; keys sorted (None last)."""
+    stats, keys = list(stats), list(keys)
+    if len(stats) != len(keys):
+        raise ValueError(f"{len(keys)} breakdown keys for {len(stats)} entries; expected one key per entry")
+    groups = {}
+    for entry, key in zip(stats, keys):
+        groups.setdefault(key, []).append(entry)
+    return {key: aggregate(groups[key]) for key in sorted(groups, key=lambda key: (key is None, key))}
