@@ -23,6 +23,9 @@ def server():
 @pytest.fixture(autouse=True)
 def api_key(monkeypatch):
     monkeypatch.setenv("BENCHSCORE_TEST_JUDGE_KEY", SECRET)
+    # urllib honours *_proxy variables: the fake server must be reached directly wherever CI runs.
+    for name in ("no_proxy", "NO_PROXY"):
+        monkeypatch.setenv(name, "127.0.0.1,localhost")
 
 
 def make_judge(server, tmp_path=None, **options):
