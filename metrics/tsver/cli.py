@@ -36,7 +36,9 @@ def add_arguments(parser):
     parser.add_argument("--judge-model", help="model name for --judge-url")
     parser.add_argument("--judge-api-key-env", default="OPENAI_API_KEY",
                         help="environment variable holding the API key (default OPENAI_API_KEY; never printed)")
-    parser.add_argument("--judge-cache", metavar="DIR", help="cache judge replies here: a rerun makes no request")
+    parser.add_argument("--judge-cache", metavar="DIR",
+                        help=f"cache judge replies here (default {judges.DEFAULT_CACHE_DIR}): a rerun makes no request")
+    parser.add_argument("--no-judge-cache", action="store_true", help="do not read or write the judge cache")
     parser.add_argument("--ev2r-aggregation", choices=EV2R_AGGREGATIONS, default="tsver",
                         help="tsver: official micro sums (default); paper: Ev2R paper / FEVER-8 per-claim mean")
     parser.add_argument("--strict", action="store_true",
@@ -53,10 +55,11 @@ def _judge(args):
     if args.judge_url:
         if not args.judge_model:
             raise ValueError("--judge-url needs --judge-model")
+        cache = None if args.no_judge_cache else (args.judge_cache or judges.DEFAULT_CACHE_DIR)
         return judges.OpenAIJudge(args.judge_url, args.judge_model, api_key_env=args.judge_api_key_env,
-                                  cache_dir=args.judge_cache, progress=sys.stderr.isatty())
-    if args.judge_model or args.judge_cache:
-        raise ValueError("--judge-model and --judge-cache need --judge-url")
+                                  cache_dir=cache, progress=sys.stderr.isatty())
+    if args.judge_model or args.judge_cache or args.no_judge_cache:
+        raise ValueError("--judge-model, --judge-cache and --no-judge-cache need --judge-url")
     return None
 
 

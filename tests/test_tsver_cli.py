@@ -1,0 +1,56 @@
+"""`benchscore tsver --judge-url`: the CLI end to end against a fake OpenAI-compatible server on
+127.0.0.1 (never the internet), on our own example files."""
+
+import json
+
+from benchscore.cli import main
+from benchscore.tsver import scoring
+from conftest import METRICS
+from fake_judge_server import FakeJudgeServer
+from fake_judge_server import counts_for
+
+EXAMPLES = METRICS / "tsver" / "examples"
+
+
+def _run(server, tmp_path, *extra):
+    return main(["tsver", "--gold", str(EXAMPLES / "gold.jsonl"), "--predictions", str(EXAMPLES / "predictions.jsonl"),
+                 "--judge-url", server.base_url, "--judge-model", "fake-judge", "--judge-api-key-env",
+                 "TSVER_TEST_KEY", "--judge-cache", str(tmp_path / "cache"), "--json", *extra])
+
+
+def test_http_judge_scores_failures_and_caches(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("TSVER_TEST_KEY", "sk-test-secret")
+    gold = [json.loads(line) for line in (EXAMPLES / "gold.jsonl").read_text("utf-8").splitlines()]
+    failing = gold[6]["Claim"]
+    with FakeJudgeServer() as server:
+        server.script[failing] = [{"status": 400, "body": "bad request"}]  # a client error fails at once
+        assert _run(server, tmp_path) == 0
+        first = capsys.readouterr()
+        result = json.loads(first.out)
+        n_requests = len(server.requests)
+        assert n_requests == 5  # claims 0, 2, 3, 5, 6: not the null Explanation nor the missing claim
+        assert (result["n_ev2r_judged"], result["n_ev2r_failed"]) == (4, 1)
+        judged = [counts_for(gold[i]["Claim"]) for i in (0, 2, 3, 5)]
+        assert {k: result[f"ev2r_{k}"] for k in ("precision", "recall", "f1")} == scoring.ev2r_aggregate(judged)
+        assert result["signature"].startswith("tsver|version:1.0.0|strict:no|ev2r:tsver|judge:openai(model=fake-judge")
+        assert all(r["headers"].get("Authorization") == "Bearer sk-test-secret" for r in server.requests)
+        # a rerun reads the cache: only the failed claim is asked again (failures are not cached),
+        # and this time the server answers it
+        assert _run(server, tmp_path) == 0
+        second = capsys.readouterr()
+        assert len(server.requests) == n_requests + 1
+        assert (json.loads(second.out)["n_ev2r_judged"], json.loads(second.out)["n_ev2r_failed"]) == (5, 0)
+        # everything cached now: no request, the same numbers
+        assert _run(server, tmp_path) == 0
+        third = capsys.readouterr()
+        assert len(server.requests) == n_requests + 1
+        assert third.out == second.out
+    assert "sk-test-secret" not in first.out + first.err + second.out + second.err
+
+
+def test_judge_options_need_a_url(capsys):
+    argv = ["tsver", "--gold", str(EXAMPLES / "gold.jsonl"), "--predictions", str(EXAMPLES / "predictions.jsonl")]
+    assert main(argv + ["--judge-cache", "x"]) == 2
+    assert "need --judge-url" in capsys.readouterr().err
+    assert main(argv + ["--judge-url", "http://127.0.0.1:9/v1"]) == 2
+    assert "--judge-url needs --judge-model" in capsys.readouterr().err
