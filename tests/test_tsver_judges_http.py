@@ -155,6 +155,8 @@ def test_cache_makes_a_rerun_free_and_identical(server, tmp_path):
         assert other.requests_made == 1
     make_judge(server, tmp_path)(items[0][0], items[0][1] + " ", items[0][2])
     assert len(server.requests) == 12
+    assert make_judge(server, tmp_path, temperature=0.0)(*items[0]) == first[0].response  # 0.0 is 0
+    assert len(server.requests) == 12
 
 
 def test_cache_needs_no_key_and_survives_a_damaged_entry(server, tmp_path, monkeypatch):

@@ -343,8 +343,8 @@ class OpenAIJudge:
     One request per claim to ``{base_url}/chat/completions`` (urllib only), ``temperature`` and
     ``seed`` sent unless None (pass None for an API that rejects them).  The reply's JSON (fenced
     ```json or bare) is parsed and validated; HTTP 408/409/429/5xx, timeouts, connection errors and
-    malformed replies are retried ``max_retries`` times (so ``max_retries + 1`` attempts) with
-    exponential backoff ``backoff * 2**attempt`` seconds (at least the server's Retry-After, at
+    malformed replies are retried ``max_retries`` times (so ``max_retries + 1`` attempts), waiting
+    ``backoff``, ``2 * backoff``, ``4 * backoff``... seconds (at least the server's Retry-After, at
     most 60 s), then JudgeError; other HTTP errors (400, 401, 404, ...) fail at once.  At most
     ``concurrency`` requests run at once, however many threads call the judge.
 
@@ -422,7 +422,8 @@ class OpenAIJudge:
 
     def cache_key(self, claim, reference, prediction):
         prompt_hash = hashlib.sha256(PROMPT_INSTRUCTIONS.encode("utf-8")).hexdigest()
-        fields = [self.model, PROMPT_VERSION, prompt_hash, self.temperature, self.seed, claim, reference, prediction]
+        temperature = None if self.temperature is None else float(self.temperature)  # 0 and 0.0 alike
+        fields = [self.model, PROMPT_VERSION, prompt_hash, temperature, self.seed, claim, reference, prediction]
         return hashlib.sha256(json.dumps(fields, ensure_ascii=False).encode("utf-8")).hexdigest()
 
     # -- HTTP --------------------------------------------------------------------------------
@@ -460,7 +461,7 @@ class OpenAIJudge:
                 with urllib.request.urlopen(request, timeout=self.timeout) as answer:
                     payload = answer.read()
             except urllib.error.HTTPError as err:
-                detail = self._redact(_shorten(err.read().decode("utf-8", "replace").strip()))
+                detail = self._redact(_shorten(_error_body(err)))
                 message = f"HTTP {err.code} from {self.url}: {detail}"
                 if err.code in _RETRY_STATUS or err.code >= 500:
                     raise _Retry(message, _retry_after(err.headers)) from None
@@ -508,6 +509,13 @@ class OpenAIJudge:
         with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, delete=False, suffix=".tmp") as out:
             json.dump(entry, out, ensure_ascii=False, indent=1)
         os.replace(out.name, path)
+
+
+def _error_body(err):
+    try:
+        return err.read().decode("utf-8", "replace").strip()
+    except (OSError, http.client.HTTPException):  # the body itself was cut off
+        return ""
 
 
 def _retry_after(headers):
