@@ -9,9 +9,9 @@ from .scoring import score_question
 
 _CITATION = """\
 @inproceedings{caldarini2026tempbench,
-    author = {Caldarini, Guendalina},
+    author = {Caldarini},
     title = {TempBench: A Temporal Knowledge-Graph QA Benchmark with Per-Question Gold Subgraphs and Retrieval-Quality Metrics},
-    booktitle = {Proceedings of the 35th ACM International Conference on Information and Knowledge Management (CIKM '26)},
+    booktitle = {Proceedings of the ACM International Conference on Information and Knowledge Management (CIKM '26)},
     year = {2026},
     doi = {10.1145/3799682.3840181},
 }
