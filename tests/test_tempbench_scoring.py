@@ -268,8 +268,10 @@ def test_malformed_evidence_items():
         scoring.score_question(Q, ["A rel B"])
     with pytest.raises(TypeError, match=r"evidence\[0\]\.o must be a string, found list"):
         scoring.score_question(Q, [dict(GOLD, o=["B"])])
-    with pytest.raises(TypeError, match="evidence must be a list of triples, found NoneType"):
-        scoring.score_question(Q, None)
+    for bad in (None, GOLD, "A rel B"):
+        with pytest.raises(TypeError, match="evidence must be a list of triples, found"):
+            scoring.score_question(Q, bad)
+    assert scoring.score_question(Q, iter([GOLD]))["hits"] == 1  # any iterable, as in the reference
 
 
 def test_gold_without_the_chosen_space_is_an_error():

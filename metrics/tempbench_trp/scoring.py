@@ -47,7 +47,7 @@ def score_question(question, evidence, space="label", top_k=None, dedup=False):
         raise TypeError(f"a question must be a dict (a benchmark record), found {type(question).__name__}")
     t_query = _year(question, "t_query")
     gold = _gold_triples(question, keys)
-    if not isinstance(evidence, (list, tuple)):
+    if isinstance(evidence, (str, bytes, dict)) or not hasattr(evidence, "__iter__"):
         raise TypeError(f"{_where(question)}: evidence must be a list of triples, found {type(evidence).__name__}")
     other_gold = None  # gold in the other space, built when first needed
     s_key, r_key, o_key = keys
