@@ -249,9 +249,12 @@ def _table(header, rows):
 # ------------------------------------------------------------------ `benchscore compare <bench>`
 
 
-def add_compare_options(parser, predictions_help):
-    """The options every benchmark's compare command shares (the gold options are the benchmark's)."""
-    parser.add_argument("--predictions", action="append", required=True, metavar="FILE",
+def add_compare_options(parser, predictions_help, *aliases):
+    """The options every benchmark's compare command shares (the gold options are the benchmark's).
+
+    `aliases`: other names for --predictions, e.g. the benchmark's own name for a system's output.
+    """
+    parser.add_argument("--predictions", *aliases, dest="predictions", action="append", required=True, metavar="FILE",
                         help=f"{predictions_help}; give it once for intervals, twice (A, then B) to compare")
     parser.add_argument("--n-resamples", type=int, default=DEFAULT_RESAMPLES,
                         help=f"bootstrap resamples and randomization rounds (default {DEFAULT_RESAMPLES})")
