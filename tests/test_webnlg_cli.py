@@ -33,8 +33,8 @@ def run_official(tmp_path, ref, cand):
 
 
 def test_example_files_write_the_official_json(tmp_path, capsys):
-    got = run_official(tmp_path, shared_path("webnlg", "example", "Refs.xml"), shared_path("webnlg", "example", "Cands2.xml"))
-    assert_same_json(got, json.loads(shared_path("webnlg", "expected", "example.json").read_text()))
+    got = run_official(tmp_path, shared_path("data", "webnlg", "example", "Refs.xml"), shared_path("data", "webnlg", "example", "Cands2.xml"))
+    assert_same_json(got, json.loads(shared_path("data", "webnlg", "expected", "example.json").read_text()))
     table = capsys.readouterr().out
     assert "Total_scores" in table and "Exact_match" in table
     assert "0.2811" in table  # Total_scores.Exact F1, as in expected/README.md
@@ -49,10 +49,10 @@ def test_first100_subsets_of_every_submission(tmp_path, system):
     language = system[:2]
     got = run_official(
         tmp_path,
-        shared_path("webnlg", "subsets", "first100", f"ref_{language}.xml"),
-        shared_path("webnlg", "subsets", "first100", f"cand_{system}.xml"),
+        shared_path("data", "webnlg", "subsets", "first100", f"ref_{language}.xml"),
+        shared_path("data", "webnlg", "subsets", "first100", f"cand_{system}.xml"),
     )
-    assert_same_json(got, json.loads(shared_path("webnlg", "expected", f"first100_{system}.json").read_text()))
+    assert_same_json(got, json.loads(shared_path("data", "webnlg", "expected", f"first100_{system}.json").read_text()))
 
 
 @pytest.mark.parametrize(
@@ -63,10 +63,10 @@ def test_full_bt5_submission_reproduces_the_published_numbers(tmp_path, split, r
     expected_name = "en_bt5" if split == "all" else f"en_bt5_{split}"
     got = run_official(
         tmp_path,
-        shared_path("webnlg", "references", f"{reference}.xml"),
-        shared_path("webnlg", "submissions", "en", "bt5", f"{split}.xml"),
+        shared_path("data", "webnlg", "references", f"{reference}.xml"),
+        shared_path("data", "webnlg", "submissions", "en", "bt5", f"{split}.xml"),
     )
-    assert_same_json(got, json.loads(shared_path("webnlg", "expected", f"{expected_name}.json").read_text()))
+    assert_same_json(got, json.loads(shared_path("data", "webnlg", "expected", f"{expected_name}.json").read_text()))
     if split == "all":  # Castro Ferreira et al. 2020: bt5 Exact F1 / P / R = 0.682 / 0.670 / 0.701
         exact = got["Total_scores"]["Exact"]
         assert (round(exact["F1"], 3), round(exact["Precision"], 3), round(exact["Recall"], 3)) == (0.682, 0.670, 0.701)
@@ -77,16 +77,22 @@ def test_full_bt5_submission_reproduces_the_published_numbers(tmp_path, split, r
 
 def test_bundled_example_scores_as_worked_out_by_hand(tmp_path, capsys):
     out = tmp_path / "out.json"
-    assert main(["webnlg", str(EXAMPLES / "refs.xml"), str(EXAMPLES / "cands.xml"), str(out)]) == 0
-    result = json.loads(out.read_text())
-    assert list(result) == ["Total_scores", "Scores_per_tag", "Exact_match"]
-    # 6 reference triples x 3 elements: every reference span is either matched or missed.
-    assert {scheme: s["Possible"] for scheme, s in result["Total_scores"].items()} == dict.fromkeys(
-        ["Ent_type", "Partial", "Strict", "Exact"], 18
-    )
+    argv = ["webnlg", str(EXAMPLES / "refs.xml"), str(EXAMPLES / "cands.xml"), str(out), "--json", "--by", "category"]
+    assert main(argv) == 0
+    official = json.loads(out.read_text())
+    assert list(official) == ["Total_scores", "Scores_per_tag", "Exact_match"]
     # 10 distinct triple strings, 2 of them predicted exactly: macro P = R = F1 = 2/10.
-    assert result["Exact_match"] == {"Precision": 0.2, "Recall": 0.2, "F1": 0.2}
-    assert "Total_scores" in capsys.readouterr().out
+    assert official["Exact_match"] == {"Precision": 0.2, "Recall": 0.2, "F1": 0.2}
+    result = json.loads(capsys.readouterr().out)
+    assert official == {key: result[key] for key in official}
+    groups = result["extension_per_category"]
+    # Astronaut: one exact triple (F1 1 everywhere) and the card's worked example (1, 5/6, 2/3, 2/3), averaged.
+    f1 = {scheme: s["F1"] for scheme, s in groups["Astronaut"]["Total_scores"].items()}
+    assert f1 == pytest.approx({"Ent_type": 1.0, "Partial": 11 / 12, "Strict": 5 / 6, "Exact": 5 / 6}, abs=1e-15)
+    # City: no candidate triple, so the reference's three spans are missed and nothing else.
+    for scheme in groups["City"]["Total_scores"].values():
+        assert [scheme[k] for k in ("Correct", "Incorrect", "Partial", "Missed", "Spurious")] == [0, 0, 0, 3, 0]
+        assert scheme["F1"] == 0
 
 
 def test_json_flag_with_breakdowns(capsys):
@@ -101,9 +107,8 @@ def test_json_flag_with_breakdowns(capsys):
         "signature",
     ]
     assert list(result["extension_per_category"]) == ["Astronaut", "City", "Food"]
-    assert set(result["extension_per_size"]) == {"1", "2", "3"}  # JSON keys
-    # The City entry has no candidate triple: nothing correct.
-    assert result["extension_per_category"]["City"]["Total_scores"]["Exact"]["Correct"] == 0
+    assert list(result["extension_per_size"]) == ["1", "2", "3"]  # JSON keys
+    assert result["extension_per_size"]["1"] == result["extension_per_category"]["City"]  # the same single entry
     assert result["signature"].endswith("|breakdown:yes")
 
 
@@ -155,7 +160,7 @@ def test_good_fixture_scores(tmp_path):
 
 def test_two_part_candidate_triple(tmp_path, capsys):
     message = run_bad(tmp_path, capsys, cand_file(gts("Alan_Bean | occupation | Test_pilot"), gts("Aarhus | leader")))
-    assert "entry 1" in message and "Aarhus | leader" in message
+    assert "entry 1 (reference eid Id2)" in message and "'Aarhus | leader'" in message
 
 
 def test_missing_generatedtripleset(tmp_path, capsys):
@@ -165,13 +170,13 @@ def test_missing_generatedtripleset(tmp_path, capsys):
 
 def test_more_candidate_entries_than_references(tmp_path, capsys):
     message = run_bad(tmp_path, capsys, cand_file(gts(), gts(), gts("x | y | z")))
-    assert "3 candidate entries" in message and "2 references" in message and "entry 2" in message
+    assert "cand.xml has 3 entries and" in message and "ref.xml has 2" in message and "paired by position" in message
 
 
 def test_fewer_candidate_entries_than_references(tmp_path, capsys):
     # The official script silently ignores the extra reference in the SemEval part (then crashes in Exact_match).
     message = run_bad(tmp_path, capsys, cand_file(gts("Alan_Bean | occupation | Test_pilot")))
-    assert "1 candidate entries" in message and "2 references" in message and "Id2" in message
+    assert "cand.xml has 1 entries and" in message and "ref.xml has 2" in message and "paired by position" in message
 
 
 def test_xml_bomb(tmp_path, capsys):

@@ -10,6 +10,7 @@ import sys
 
 from tqdm import tqdm
 
+from .loader import pair_entries
 from .loader import read_candidates
 from .loader import read_references
 from .scoring import METRIC_VERSION
@@ -44,24 +45,16 @@ def signature(by):
     )
 
 
+def _entry_name(index, ref):
+    """Position (what pairs the files) and the reference eid (what a reader searches for)."""
+    return str(index) if ref["eid"] is None else f"{index} (reference eid {ref['eid']})"
+
+
 def score_files(reference_path, candidate_path, by=(), progress=False):
     """The result dict: official structure, then `extension_per_<key>` for each key in `by`."""
     references = read_references(reference_path)
     candidates = read_candidates(candidate_path)
-    if len(candidates) > len(references):
-        extra = candidates[len(references)]
-        raise ValueError(
-            f"{candidate_path}: {len(candidates)} candidate entries but {len(references)} references; entries are "
-            f"paired by position, so candidate entry {len(references)} (eid={extra['eid']}) has no reference"
-        )
-    if len(candidates) < len(references):
-        missing = references[len(candidates)]
-        raise ValueError(
-            f"{candidate_path}: {len(candidates)} candidate entries but {len(references)} references; entries are "
-            f"paired by position, so reference entry {len(candidates)} (eid={missing['eid']}) has no candidate "
-            f"(write an empty <generatedtripleset/> for an entry without triples)"
-        )
-    stats = []
+    pair_entries(references, candidates, reference_path, candidate_path)
     pairs = tqdm(
         zip(references, candidates),
         total=len(references),
@@ -70,12 +63,12 @@ def score_files(reference_path, candidate_path, by=(), progress=False):
         file=sys.stderr,
         disable=True if not progress or len(references) < PROGRESS_MIN_ENTRIES else None,
     )
-    for index, (ref, cand) in enumerate(pairs):
-        try:
-            stats.append(entry_stats(ref["triples"], cand["triples"]))
-        except ValueError as err:
-            raise ValueError(f"{candidate_path}: entry {index} (eid={cand['eid'] or ref['eid']}): {err}") from None
+    stats = [
+        entry_stats(ref["triples"], cand["triples"], entry=_entry_name(index, ref))
+        for index, (ref, cand) in enumerate(pairs)
+    ]
     result = aggregate(stats)
+    # size = number of reference triples, as in the evaluate module (equal to the files' size attribute)
     keys = {"category": [ref["category"] for ref in references], "size": [len(ref["triples"]) for ref in references]}
     for key in by:
         result[f"extension_per_{key}"] = breakdown(stats, keys[key])

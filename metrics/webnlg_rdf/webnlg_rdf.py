@@ -195,12 +195,8 @@ class WebnlgRdf(evaluate.Metric):
         for index, name in enumerate(category or ()):
             if not name:
                 raise ValueError(f"example {index}: category is {name!r}; expected a non-empty string")
-        stats = []
-        for index, (cands, refs) in enumerate(zip(predictions, references)):
-            try:
-                stats.append(entry_stats(refs, cands))
-            except ValueError as err:
-                raise ValueError(f"example {index}: {err}") from None
+        # Per-entry statistics once, then the cheap aggregate (and the breakdowns) over them.
+        stats = [entry_stats(refs, cands, entry=index) for index, (cands, refs) in enumerate(zip(predictions, references))]
         results = aggregate(stats)
         if self.config_name == "breakdown":
             results["extension_per_size"] = breakdown(stats, [len(refs) for refs in references])
