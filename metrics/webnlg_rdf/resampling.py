@@ -1,0 +1,292 @@
+"""Seeded bootstrap intervals and paired significance tests over per-item statistics.
+
+Benchmark-agnostic, stdlib + numpy only. Written once in metrics/mctaco/ and vendored
+byte-identical into every metric folder (a test checks the copies), so each folder stays
+standalone. A benchmark describes itself by two things:
+
+    values     float array (n_items, n_columns): one row per unit of the benchmark (question,
+               entry, claim), the per-item statistics computed once by its scorer;
+    statistic  sums (n_rows, n_columns) -> {name: array (n_rows,)}: the headline numbers from
+               column sums over a sample of items (means are sum / count, micro rates ratios of
+               summed counts, so every headline number of our benchmarks is such a function).
+
+A bootstrap resample is then a weighted column sum, `weights @ values`, where weights[r, i] is how
+often item i was drawn in resample r: nothing is re-scored, and 1,000 resamples cost a few
+matrix products. Resamples are drawn in chunks as an index matrix (rows, n_items) from a
+`numpy.random.Generator` seeded with `seed`, so a run is reproducible.
+
+- `bootstrap`: percentile intervals (Efron; linear interpolation between order statistics).
+- `paired_bootstrap`: the same resampled items for systems A and B; the interval of the
+  difference B - A, and a two-sided p-value from the bootstrap distribution shifted to the null
+  (Berg-Kirkpatrick et al., 2012): p = (1 + #{|d* - d| >= |d|}) / (1 + R).
+- `approximate_randomization`: swap A's and B's statistics item by item with probability 1/2
+  (Noreen, 1989; Riezler and Maxwell, 2005): p = (1 + #{|d'| >= |d|}) / (1 + R).
+
+A sample where a number is undefined (a 0/0, e.g. no item of the slice counted) gives NaN and is
+left out of that number's interval and p-value; `n_defined` says how many samples counted.
+"""
+
+import math
+import numbers
+
+import numpy as np
+
+DEFAULT_RESAMPLES = 1000
+DEFAULT_SEED = 12345
+DEFAULT_LEVEL = 0.95
+CHUNK_CELLS = 1 << 20  # index-matrix cells per chunk (8 MB of int64): memory stays flat for any n_resamples
+TIE_TOLERANCE = 1e-12  # resummed floats differ in the last bits; such a difference is a tie, not "more extreme"
+
+
+def check_options(n_resamples, seed, level):
+    """Validates the resampling options with a message that says what is expected."""
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, numbers.Integral) or n_resamples < 1:
+        raise ValueError(f"n_resamples must be a positive int, found {n_resamples!r}")
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ValueError(f"seed must be a non-negative int (the run must be reproducible), found {seed!r}")
+    if isinstance(level, bool) or not isinstance(level, numbers.Real) or not 0 < level < 1:
+        raise ValueError(f"confidence level must be a number strictly between 0 and 1 (e.g. 0.95), found {level!r}")
+
+
+def signature_part(n_resamples, seed, level=None):
+    """`bootstrap:<R>|seed:<seed>[|confidence:<level>]`, to append to a result's signature."""
+    part = f"bootstrap:{n_resamples}|seed:{seed}"
+    return part if level is None else f"{part}|confidence:{level}"
+
+
+def as_values(rows, n_columns):
+    """A float (n_items, n_columns) array from per-item rows; at least one item is required."""
+    values = np.asarray(rows, dtype=np.float64).reshape(-1, n_columns)
+    if not len(values):
+        raise ValueError("no items to resample; expected at least one")
+    return values
+
+
+def _evaluate(statistic, sums):
+    with np.errstate(divide="ignore", invalid="ignore"):  # 0/0 in a sample is NaN: undefined, not an error
+        return {name: np.asarray(column, dtype=np.float64) for name, column in statistic(sums).items()}
+
+
+def _chunks(n_resamples, n_items):
+    rows = max(1, CHUNK_CELLS // n_items)
+    for start in range(0, n_resamples, rows):
+        yield min(rows, n_resamples - start)
+
+
+def _bootstrap_weights(rng, n_rows, n_items):
+    """How often each item is drawn in each of n_rows resamples of n_items items with replacement."""
+    index = rng.integers(0, n_items, size=(n_rows, n_items))
+    flat = (index + n_items * np.arange(n_rows)[:, None]).ravel()
+    return np.bincount(flat, minlength=n_rows * n_items).reshape(n_rows, n_items).astype(np.float64)
+
+
+def _collect(chunks):
+    """{name: array (R,)} from a list of {name: array (rows,)}."""
+    return {name: np.concatenate([chunk[name] for chunk in chunks]) for name in chunks[0]}
+
+
+def bootstrap_samples(values, statistic, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED):
+    """{name: the statistic on each of n_resamples bootstrap resamples of the items}."""
+    rng = np.random.default_rng(seed)
+    chunks = [_evaluate(statistic, _bootstrap_weights(rng, rows, len(values)) @ values)
+              for rows in _chunks(n_resamples, len(values))]
+    return _collect(chunks)
+
+
+def _interval(samples, level):
+    defined = samples[~np.isnan(samples)]
+    if not len(defined):
+        return None, None, 0
+    alpha = 100 * (1 - level) / 2
+    low, high = np.percentile(defined, [alpha, 100 - alpha])
+    return float(low), float(high), len(defined)
+
+
+def _p_value(null_samples, observed):
+    """(1 + #{|sample| >= |observed|}) / (1 + #defined samples): never 0, 1 for a tie everywhere."""
+    defined = null_samples[~np.isnan(null_samples)]
+    if not len(defined) or math.isnan(observed):
+        return None
+    extreme = np.count_nonzero(np.abs(defined) >= abs(observed) - TIE_TOLERANCE)
+    return float((1 + extreme) / (1 + len(defined)))
+
+
+def bootstrap(values, statistic, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
+    """Percentile bootstrap: {name: {"low", "high", "n_defined"}} at the given confidence level."""
+    check_options(n_resamples, seed, level)
+    samples = bootstrap_samples(values, statistic, n_resamples, seed)
+    intervals = {}
+    for name, column in samples.items():
+        low, high, n_defined = _interval(column, level)
+        intervals[name] = {"low": low, "high": high, "n_defined": n_defined}
+    return intervals
+
+
+def _check_paired(values_a, values_b):
+    if values_a.shape != values_b.shape:
+        raise ValueError(
+            f"system A has {len(values_a)} items and system B {len(values_b)}; a paired test needs both "
+            "systems scored on the same items, in the same order"
+        )
+
+
+def _observed(values, statistic):
+    return {name: float(column[0]) for name, column in _evaluate(statistic, values.sum(axis=0)[None, :]).items()}
+
+
+def paired_bootstrap(values_a, values_b, statistic, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED,
+                     level=DEFAULT_LEVEL):
+    """{name: {"low", "high", "p_value", "n_defined"}} for the difference B - A over the same resamples."""
+    check_options(n_resamples, seed, level)
+    _check_paired(values_a, values_b)
+    observed_a, observed_b = _observed(values_a, statistic), _observed(values_b, statistic)
+    rng = np.random.default_rng(seed)
+    chunks = []
+    for rows in _chunks(n_resamples, len(values_a)):
+        weights = _bootstrap_weights(rng, rows, len(values_a))  # one draw, used for both systems
+        a, b = _evaluate(statistic, weights @ values_a), _evaluate(statistic, weights @ values_b)
+        chunks.append({name: b[name] - a[name] for name in a})
+    results = {}
+    for name, differences in _collect(chunks).items():
+        observed = observed_b[name] - observed_a[name]
+        low, high, n_defined = _interval(differences, level)
+        p_value = _p_value(differences - observed, observed)  # shifted so that the null (no difference) holds
+        results[name] = {"low": low, "high": high, "p_value": p_value, "n_defined": n_defined}
+    return results
+
+
+def approximate_randomization(values_a, values_b, statistic, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED):
+    """{name: {"p_value", "n_defined"}}: how often random item-wise swaps of A and B differ at least as much."""
+    check_options(n_resamples, seed, DEFAULT_LEVEL)
+    _check_paired(values_a, values_b)
+    observed_a, observed_b = _observed(values_a, statistic), _observed(values_b, statistic)
+    total_a, total_b = values_a.sum(axis=0), values_b.sum(axis=0)
+    change = values_b - values_a  # what swapping one item moves from B's sums into A's
+    rng = np.random.default_rng(seed)
+    chunks = []
+    for rows in _chunks(n_resamples, len(values_a)):
+        swapped = rng.integers(0, 2, size=(rows, len(values_a))).astype(np.float64)
+        moved = swapped @ change
+        a, b = _evaluate(statistic, total_a + moved), _evaluate(statistic, total_b - moved)
+        chunks.append({name: b[name] - a[name] for name in a})
+    results = {}
+    for name, differences in _collect(chunks).items():
+        p_value = _p_value(differences, observed_b[name] - observed_a[name])
+        results[name] = {"p_value": p_value, "n_defined": int(np.count_nonzero(~np.isnan(differences)))}
+    return results
+
+
+# ------------------------------------------------------------------ what the benchmarks call
+
+
+def intervals(values, statistic, estimates, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
+    """{name: {"estimate", "low", "high"}} for each headline number in `estimates`.
+
+    `estimates` are the benchmark's own (parity) numbers from its pure aggregate; the interval
+    comes from resampling `values` through `statistic`.
+    """
+    bounds = bootstrap(values, statistic, n_resamples, seed, level)
+    return {name: {"estimate": estimate, "low": bounds[name]["low"], "high": bounds[name]["high"]}
+            for name, estimate in estimates.items()}
+
+
+def paired(values_a, values_b, statistic, estimates_a, estimates_b, n_resamples=DEFAULT_RESAMPLES,
+           seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
+    """{name: {"a", "b", "difference", "low", "high", "p_bootstrap", "p_randomization"}} per headline number.
+
+    `estimates_a`/`estimates_b`: each system's parity numbers; `difference` = b - a, and (low, high)
+    its paired-bootstrap interval.
+    """
+    boot = paired_bootstrap(values_a, values_b, statistic, n_resamples, seed, level)
+    randomized = approximate_randomization(values_a, values_b, statistic, n_resamples, seed)
+    results = {}
+    for name, a in estimates_a.items():
+        b = estimates_b[name]
+        results[name] = {
+            "a": a,
+            "b": b,
+            "difference": None if a is None or b is None else b - a,
+            "low": boot[name]["low"],
+            "high": boot[name]["high"],
+            "p_bootstrap": boot[name]["p_value"],
+            "p_randomization": randomized[name]["p_value"],
+        }
+    return results
+
+
+def _number(x, digits):
+    return "n/a" if x is None else f"{x:.{digits}f}"
+
+
+def format_intervals(results, level=DEFAULT_LEVEL, digits=4):
+    """A plain-text table of `intervals` results: metric, estimate, interval."""
+    header = ("metric", "estimate", f"{level:.0%} interval")
+    rows = [(name, _number(r["estimate"], digits), f"[{_number(r['low'], digits)}, {_number(r['high'], digits)}]")
+            for name, r in results.items()]
+    return _table(header, rows)
+
+
+def format_paired(results, level=DEFAULT_LEVEL, digits=4):
+    """A plain-text table of `paired` results: A, B, B - A, its interval and both p-values."""
+    header = ("metric", "A", "B", "B - A", f"{level:.0%} interval", "p (bootstrap)", "p (randomization)")
+    rows = [
+        (name, _number(r["a"], digits), _number(r["b"], digits),
+         "n/a" if r["difference"] is None else f"{r['difference']:+.{digits}f}",
+         f"[{_number(r['low'], digits)}, {_number(r['high'], digits)}]",
+         _number(r["p_bootstrap"], digits), _number(r["p_randomization"], digits))
+        for name, r in results.items()
+    ]
+    return _table(header, rows)
+
+
+def _table(header, rows):
+    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(str(cell).ljust(width) for cell, width in zip(row, widths)).rstrip() for row in [header, *rows]]
+    lines.insert(1, "  ".join("-" * width for width in widths))
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ `benchscore compare <bench>`
+
+
+def add_compare_options(parser, predictions_help, *aliases):
+    """The options every benchmark's compare command shares (the gold options are the benchmark's).
+
+    `aliases`: other names for --predictions, e.g. the benchmark's own name for a system's output.
+    """
+    parser.add_argument("--predictions", *aliases, dest="predictions", action="append", required=True, metavar="FILE",
+                        help=f"{predictions_help}; give it once for intervals, twice (A, then B) to compare")
+    parser.add_argument("--n-resamples", type=int, default=DEFAULT_RESAMPLES,
+                        help=f"bootstrap resamples and randomization rounds (default {DEFAULT_RESAMPLES})")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})")
+    parser.add_argument("--confidence", type=float, default=DEFAULT_LEVEL,
+                        help=f"confidence level of the intervals (default {DEFAULT_LEVEL})")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def report_comparison(args, stats, confidence_intervals, paired_test, signature):
+    """Prints the intervals of one system or the paired comparison of two; returns the exit status.
+
+    `stats`: per-item statistics of each --predictions file; `confidence_intervals(stats, ...)`
+    and `paired_test(stats_a, stats_b, ...)` are the benchmark's; `signature` its scorer's.
+    """
+    import json
+
+    options = (args.n_resamples, args.seed, args.confidence)
+    check_options(*options)
+    signature = f"{signature}|{signature_part(*options)}"
+    if len(stats) == 1:
+        results = confidence_intervals(stats[0], *options)
+        table = format_intervals(results, args.confidence)
+        lines = [f"system: {args.predictions[0]}", "", table]
+    elif len(stats) == 2:
+        results = paired_test(stats[0], stats[1], *options)
+        table = format_paired(results, args.confidence)
+        lines = [f"A: {args.predictions[0]}", f"B: {args.predictions[1]}", "", table]
+    else:
+        raise ValueError(f"--predictions was given {len(stats)} times; expected once (intervals) or twice (A, B)")
+    if args.json:
+        print(json.dumps({"predictions": args.predictions, "results": results, "signature": signature}, indent=2))
+    else:
+        print("\n".join([*lines, "", f"signature: {signature}"]))
+    return 0
