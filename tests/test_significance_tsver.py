@@ -1,0 +1,156 @@
+"""TSVer intervals and paired tests: the resampled statistic is `aggregate` on the resample (every
+denominator, strict, both Ev2R aggregations), parity estimates, real-data detection, the CLI."""
+
+import json
+import random
+import warnings
+
+import numpy as np
+import pytest
+
+from benchscore import cli
+from benchscore.tsver import scoring
+from benchscore.tsver import significance
+from conftest import shared_path
+
+VERDICTS = list(scoring.LABELS) + ["refuted.", "TRUE", "error", "NEI", "not supported"]
+
+
+def synthetic_claims(n, seed):
+    """Hand-made claim stats covering every status (ok, error, unmatched, missing) and Ev2R case."""
+    rng = random.Random(seed)
+    stats = []
+    for _ in range(n):
+        gold_series = {s: [{"from": 2000, "to": 2000 + rng.randrange(10)}] for s in rng.sample("abcd", rng.randrange(3))}
+        prediction = None
+        if rng.random() < 0.85:
+            ranges = {s: [{"from": 2000 + rng.randrange(5), "to": 2005 + rng.randrange(5)}]
+                      for s in rng.sample("abcde", rng.randrange(4))}
+            prediction = {"verdict": rng.choice(VERDICTS), "ranges": ranges or None}
+        ev2r, failure = None, None
+        roll = rng.random()
+        if roll < 0.6:
+            ev2r = {key: rng.randrange(4) for key in scoring.EV2R_KEYS}
+        elif roll < 0.7:
+            failure = "judge timed out"
+        stats.append(scoring.claim_stats(rng.choice(scoring.LABELS), gold_series, prediction, ev2r, failure))
+    return stats
+
+
+def _as_number(value):
+    return np.nan if value is None else value
+
+
+@pytest.mark.parametrize("strict", [False, True])
+@pytest.mark.parametrize("ev2r_aggregation", scoring.EV2R_AGGREGATIONS)
+def test_resampled_statistic_is_the_aggregate_of_the_resample(strict, ev2r_aggregation):
+    stats = synthetic_claims(60, seed=5)
+    values = significance.claim_values(stats, strict, ev2r_aggregation)
+    statistic = significance.make_statistic(ev2r_aggregation, with_ev2r=True)
+    rng = np.random.default_rng(0)
+    samples = [rng.integers(0, len(stats), len(stats)) for _ in range(40)] + [np.arange(len(stats)), np.array([0, 0, 1])]
+    for index in samples:
+        weights = np.bincount(index, minlength=len(stats)).astype(float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ours = statistic((weights @ values)[None, :])
+        expected = scoring.aggregate([stats[i] for i in index], strict=strict, ev2r_aggregation=ev2r_aggregation)
+        for name in significance.HEADLINE + significance.EV2R_HEADLINE:
+            assert ours[name][0] == pytest.approx(_as_number(expected[name]), abs=1e-12, nan_ok=True), (name, index)
+
+
+def test_estimates_are_the_aggregate_exactly_and_intervals_contain_them():
+    stats = synthetic_claims(80, seed=9)
+    for strict in (False, True):
+        result = significance.confidence_intervals(stats, n_resamples=300, strict=strict)
+        expected = scoring.aggregate(stats, strict=strict)
+        assert list(result) == ["tscs", "verdict_macro_f1", "verdict_accuracy", "ev2r_f1"]
+        for name, r in result.items():
+            assert r["estimate"] == expected[name]
+            assert r["low"] <= r["estimate"] <= r["high"] and r["low"] < r["high"], (name, r)
+
+
+def test_no_judge_no_ev2r_row():
+    stats = [scoring.claim_stats("Refuted", {"a": [{"from": 1, "to": 2}]}, {"verdict": "Refuted", "ranges": None})] * 3
+    assert list(significance.confidence_intervals(stats, n_resamples=10)) == list(significance.HEADLINE)
+
+
+def _official(name, split):
+    data = shared_path("data", "tsver")
+    gold, predictions = data / f"tsver_{split}.jsonl", data / "predictions" / f"pred_{name}.jsonl"
+    stats, judge = significance.read_stats(gold, predictions)
+    return stats
+
+
+@pytest.mark.parametrize("name,split", [("dev_gold", "dev"), ("dev_perturbed_seed12345", "dev"),
+                                        ("test_gold", "test"), ("test_wrong_verdict", "test")])
+def test_estimates_are_the_official_numbers(name, split):
+    expected = json.loads(shared_path("data", "tsver", "expected", f"perclaim_{name}.json").read_text("utf-8"))
+    official = expected["aggregate_full_precision"]
+    result = significance.confidence_intervals(_official(name, split), n_resamples=50)
+    # 1e-12: the official mean iterates a set, so its last digit is not reproducible (spec).
+    assert result["tscs"]["estimate"] == pytest.approx(official["trange_Average TSCS"], abs=1e-12)
+    assert result["verdict_accuracy"]["estimate"] == official["verdict_accuracy"]
+    assert result["verdict_macro_f1"]["estimate"] == official["verdict_macro_f1_4labels"]
+
+
+def test_wrong_verdicts_are_detected_and_equal_ranges_are_not():
+    gold, wrong = _official("test_gold", "test"), _official("test_wrong_verdict", "test")
+    result = significance.paired_test(wrong, gold)
+    for name in ("verdict_accuracy", "verdict_macro_f1"):
+        assert result[name]["difference"] == 1.0
+        assert result[name]["p_bootstrap"] < 0.01 and result[name]["p_randomization"] < 0.01
+    tscs = result["tscs"]  # both restate the gold ranges
+    assert (tscs["difference"], tscs["low"], tscs["high"], tscs["p_bootstrap"], tscs["p_randomization"]) == (0, 0, 0, 1, 1)
+
+
+def test_perturbed_ranges_are_detected_on_24_dev_claims():
+    result = significance.paired_test(_official("dev_perturbed_seed12345", "dev"), _official("dev_gold", "dev"))
+    tscs = result["tscs"]
+    assert 0 < tscs["low"] < tscs["difference"] < tscs["high"]
+    assert tscs["p_bootstrap"] < 0.01 and tscs["p_randomization"] < 0.01
+
+
+def test_self_comparison_and_seeds():
+    stats = synthetic_claims(50, seed=2)
+    other = synthetic_claims(50, seed=2)  # same claims, same gold
+    for r in significance.paired_test(stats, other, n_resamples=200).values():
+        assert (r["difference"], r["low"], r["high"], r["p_bootstrap"], r["p_randomization"]) == (0, 0, 0, 1, 1)
+    b = synthetic_claims(50, seed=3)
+    b = [dict(s, gold=a["gold"]) for s, a in zip(b, stats)]
+    assert significance.paired_test(stats, b, 200, 4) == significance.paired_test(stats, b, 200, 4)
+    assert significance.paired_test(stats, b, 200, 4) != significance.paired_test(stats, b, 200, 5)
+
+
+def test_different_gold_is_refused():
+    stats = synthetic_claims(10, seed=1)
+    flipped = [dict(s, gold="Refuted" if s["gold"] != "Refuted" else "Supported") for s in stats]
+    with pytest.raises(ValueError, match="claim 0: gold verdict .* expected the same gold claims in the same order"):
+        significance.paired_test(stats, flipped)
+    with pytest.raises(ValueError, match="system A has 10 claims and system B 9"):
+        significance.paired_test(stats, stats[1:])
+
+
+def test_cli_compare_with_recorded_ev2r(capsys):
+    data = shared_path("data", "tsver")
+    ev2r = str(data / "predictions" / "ev2r_synthetic_perfect_test.jsonl")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", scoring.TSVerWarning)
+        status = cli.main(["compare", "tsver", "--gold", str(data / "tsver_test.jsonl"),
+                           "--predictions", str(data / "predictions" / "pred_test_wrong_verdict.jsonl"),
+                           "--predictions", str(data / "predictions" / "pred_test_gold.jsonl"),
+                           "--ev2r", ev2r, "--ev2r", ev2r, "--n-resamples", "200"])
+    out = capsys.readouterr().out
+    assert status == 0
+    assert "verdict_accuracy  0.0000  1.0000  +1.0000  [1.0000, 1.0000]  0.0050" in out
+    assert "ev2r_f1           1.0000  1.0000  +0.0000  [0.0000, 0.0000]  1.0000" in out
+    assert "|judge:recorded(n=280," in out and out.rstrip().endswith("|bootstrap:200|seed:12345|confidence:0.95")
+
+
+def test_cli_compare_needs_one_judge_file_per_system(capsys):
+    data = shared_path("data", "tsver")
+    status = cli.main(["compare", "tsver", "--gold", str(data / "tsver_dev.jsonl"),
+                       "--predictions", str(data / "predictions" / "pred_dev_gold.jsonl"),
+                       "--predictions", str(data / "predictions" / "pred_dev_gold.jsonl"),
+                       "--ev2r", str(data / "predictions" / "ev2r_synthetic_perfect_test.jsonl")])
+    assert status == 2
+    assert "--ev2r was given 1 times and --predictions 2 times" in capsys.readouterr().err
