@@ -31,12 +31,15 @@ import re
 import xml.etree.ElementTree as ET
 from xml.parsers import expat
 
-import datasets
-
 MAX_XML_BYTES = 256 * 2**20  # the 2020 English reference file is 2 MB
 
-FEATURES = datasets.Features(
-    {
+
+def dataset_features(with_predictions=True):
+    """The explicit `datasets.Features` of `load_dataset`'s rows. (`datasets` is imported here, not at
+    module level: it takes seconds to import, and the CLI's XML reading does not need it.)"""
+    import datasets
+
+    features = {
         "eid": datasets.Value("string"),
         "category": datasets.Value("string"),
         "size": datasets.Value("int32"),
@@ -44,7 +47,9 @@ FEATURES = datasets.Features(
         "predictions": datasets.List(datasets.Value("string")),
         "lexicalisations": datasets.List(datasets.Value("string")),
     }
-)
+    if not with_predictions:
+        del features["predictions"]
+    return datasets.Features(features)
 
 
 _AMPERSAND = re.compile(r"&(?:([A-Za-z][A-Za-z0-9]*);|#[0-9]+;|#[xX][0-9A-Fa-f]+;)?")
@@ -179,6 +184,8 @@ def pair_entries(references, candidates, references_path="references", candidate
 def load_dataset(references_path, candidates_path=None):
     """One row per reference entry: eid, category, size, references, lexicalisations, and predictions
     (the candidate triples of the entry at the same position) when `candidates_path` is given."""
+    from datasets import Dataset
+
     references = read_references(references_path)
     columns = {
         "eid": [row["eid"] for row in references],
@@ -187,11 +194,9 @@ def load_dataset(references_path, candidates_path=None):
         "references": [row["triples"] for row in references],
         "lexicalisations": [row["lexicalisations"] for row in references],
     }
-    features = FEATURES
-    if candidates_path is None:
-        features = datasets.Features({name: feature for name, feature in FEATURES.items() if name != "predictions"})
-    else:
+    if candidates_path is not None:
         candidates = read_candidates(candidates_path)
         pair_entries(references, candidates, references_path, candidates_path)
         columns["predictions"] = [row["triples"] for row in candidates]
-    return datasets.Dataset.from_dict({name: columns[name] for name in features}, features=features)
+    features = dataset_features(with_predictions=candidates_path is not None)
+    return Dataset.from_dict({name: columns[name] for name in features}, features=features)

@@ -128,7 +128,9 @@ def _align(ref, cand, found_number=1, length=None):
     FOUNDCAND-<n>-<ref pos>. Written as the official recursion, stale n-gram lists and all: in every
     run that completes it equals the iterative greedy loop, and this form also detects the runs
     where the official crashes (a stale n-gram still in the reference but gone from the candidate)."""
-    length = len(cand) if length is None else length
+    if set(ref).isdisjoint(cand):
+        return  # no n-gram can match (a shortcut: the loop below would find nothing either)
+    length = min(len(cand) if length is None else length, len(ref))  # longer n-grams cannot match
     while length > 0:
         grams = [cand[i : i + length] for i in range(len(cand) - length + 1)]  # stale on purpose
         for gram in grams:
@@ -159,18 +161,19 @@ def _marker_id(token):
     return _MARKER_ID.match(token).group(1)
 
 
-def _element_spans(ref, cand, ref_label, cand_label, base):
-    """(found, reference spans, candidate spans, len(total)) for aligned token lists; spans are
-    (label, start, end) with inclusive ends, offset by `base`. Mutates `cand` as the official does:
-    before/after-linked candidate tokens become FOUNDCAND-<n>-LINKED (seen by the swap's PRED quirk)."""
+def _element_spans(ref, cand, ref_label, cand_label):
+    """`getrefdict` on aligned token lists: (found, reference spans, candidate spans, len(total),
+    candidate tokens after linking). Spans are (label, start, end), inclusive ends, from offset 0.
+    The official overwrites before/after-linked candidate tokens in place with FOUNDCAND-<n>-LINKED;
+    the swap's PRED quirk sees them, so the linked list is returned."""
     found_at = [i for i, token in enumerate(cand) if token.startswith("FOUNDCAND")]
     if not found_at:
-        if not ref:  # only candidate tokens (an empty pair gives the span [base, base-1])
-            return False, [], [(cand_label, base, base + len(cand) - 1)], len(cand)
+        if not ref:  # only candidate tokens (an empty pair gives the span [0, -1])
+            return False, (), ((cand_label, 0, len(cand) - 1),), len(cand), tuple(cand)
         if not cand:  # quirk: the official's `total` is then [span dict], of length 1
-            return False, [(ref_label, base, base + len(ref) - 1)], [], 1
-        ref_end = base + len(ref) - 1
-        return False, [(ref_label, base, ref_end)], [(cand_label, ref_end + 1, ref_end + len(cand))], len(ref) + len(cand)
+            return False, ((ref_label, 0, len(ref) - 1),), (), 1, tuple(cand)
+        spans = ((ref_label, 0, len(ref) - 1),), ((cand_label, len(ref), len(ref) + len(cand) - 1),)
+        return (False, *spans, len(ref) + len(cand), tuple(cand))
 
     first, last = found_at[0], found_at[-1]
     # Unmatched candidate words before the first match are linked to it when it is aligned to the
@@ -182,22 +185,22 @@ def _element_spans(ref, cand, ref_label, cand_label, base):
         and cand[last] == ref[-1].replace("FOUNDREF", "FOUNDCAND")
     )
     first_id, last_id = _marker_id(cand[first]), _marker_id(cand[last])
+    linked = list(cand)
     before, after, unlinked = [], [], []
     run = 1  # runs of unlinked candidate words are numbered by the matches seen before them
     for i, token in enumerate(cand):
         if token.startswith("FOUNDCAND"):
             run += 1
         elif link_before and i < first:
-            cand[i] = first_id + "-LINKED"
-            before.append(cand[i])
+            linked[i] = first_id + "-LINKED"
+            before.append(linked[i])
         elif link_after and i > last:
-            cand[i] = last_id + "-LINKED"
-            after.append(cand[i])
+            linked[i] = last_id + "-LINKED"
+            after.append(linked[i])
         else:
             unlinked.append(f"NOTFOUND-{run}")
-    total = before + ref + after + unlinked
-    ref_start = base + len(before)
-    ref_spans = [(ref_label, ref_start, ref_start + len(ref) - 1)]
+    total = before + list(ref) + after + unlinked
+    ref_spans = ((ref_label, len(before), len(before) + len(ref) - 1),)
 
     cand_spans = []
     current, begin, collecting = "", None, False
@@ -207,19 +210,21 @@ def _element_spans(ref, cand, ref_label, cand_label, base):
             collecting = True
             if _marker_id(token) != current:
                 if current != "":
-                    cand_spans.append((cand_label, base + begin, base + i - 1))
+                    cand_spans.append((cand_label, begin, i - 1))
                 current, begin = _marker_id(token), i
             if i == len(total) - 1:
-                cand_spans.append((cand_label, base + begin, base + i))
+                cand_spans.append((cand_label, begin, i))
         elif collecting:  # quirk: re-emitted for every unmatched reference word, `current` kept
-            cand_spans.append((cand_label, base + begin, base + i - 1))
-    return True, ref_spans, cand_spans, len(total)
+            cand_spans.append((cand_label, begin, i - 1))
+    return True, ref_spans, tuple(cand_spans), len(total), tuple(linked)
 
 
-def _aligned_spans(ref_tokens, cand_tokens, ref_label, cand_label, base):
+@lru_cache(maxsize=1 << 17)
+def _aligned_spans(ref_tokens, cand_tokens, ref_label, cand_label):
+    """Align two elements' tokens, then `_element_spans`; plus the aligned reference tokens."""
     ref, cand = list(ref_tokens), list(cand_tokens)
     _align(ref, cand)
-    return _element_spans(ref, cand, ref_label, cand_label, base), ref, cand
+    return (*_element_spans(ref, cand, ref_label, cand_label), tuple(ref))
 
 
 # =============================================================================================
@@ -246,47 +251,56 @@ def _elements(ref, cand):
 
 
 def _pair_spans(ref, cand):
-    """Reference and candidate spans of one normalised pair: main pass, then the swap attempts."""
+    """Reference and candidate spans of one normalised pair: main pass, then the swap attempts.
+    Each element's result is (found, reference spans, candidate spans, len(total)) from offset 0;
+    its spans are then shifted by the element's base."""
     ref_elements, cand_elements = _elements(ref, cand)
     ref_tok = [_element_tokens(e) for e in ref_elements]
     cand_tok = [_element_tokens(e) for e in cand_elements]
     REF, CAND, SWAP = 0, 1, 2  # which side's token filter
 
-    # Main pass: element against element, same labels, bases chained by len(total).
-    results, base = [], 0
-    for element, label in enumerate((SUB, PRED, OBJ)):
-        result, _, _ = _aligned_spans(ref_tok[element][REF], cand_tok[element][CAND], label, label, base)
-        results.append(result)
-        base += result[3]
+    def spans(ref_tokens, cand_tokens, ref_label, cand_label):
+        return _aligned_spans(ref_tokens, cand_tokens, ref_label, cand_label)[:4]
+
+    # Main pass: element against element, same labels; each element's offset (base) is the sum of
+    # the previous elements' len(total).
+    results = [spans(ref_tok[e][REF], cand_tok[e][CAND], label, label) for e, label in enumerate((SUB, PRED, OBJ))]
     (found_s, *_, len_s), (found_p, *_, len_p), (found_o, *_) = results
+    bases = (0, len_s, len_s + len_p)
     switched = False
 
     # Swap 1: subject <-> object, when neither was found.
     if not found_s and not found_o:
-        first, _, _ = _aligned_spans(ref_tok[0][SWAP], cand_tok[2][SWAP], SUB, OBJ, 0)
-        second, ref_obj, cand_sub = _aligned_spans(ref_tok[2][SWAP], cand_tok[0][SWAP], OBJ, SUB, first[3] + len_p)
+        first = spans(ref_tok[0][SWAP], cand_tok[2][SWAP], SUB, OBJ)
+        second = spans(ref_tok[2][SWAP], cand_tok[0][SWAP], OBJ, SUB)
         if first[0] or second[0]:
-            # Quirk: PRED is recomputed from the object/subject lists just used (with their in-place
-            # markers, no new alignment), both labels PRED, not from the predicates.
-            results = [first, _element_spans(ref_obj, cand_sub, PRED, PRED, first[3]), second]
+            # Quirk: PRED is recomputed from the object/subject token lists just used (as their
+            # alignment and linking left them, no new alignment), both labels PRED.
+            *_, cand_sub, ref_obj = _aligned_spans(ref_tok[2][SWAP], cand_tok[0][SWAP], OBJ, SUB)
+            results = [first, _element_spans(ref_obj, cand_sub, PRED, PRED)[:4], second]
+            bases = (0, first[3], first[3] + len_p)
             switched = True
     # Swap 2: subject <-> predicate. Quirk: guarded by `switched` only, so it also runs when swap 1
     # was tried and found nothing; the object keeps its main-pass base.
     if not switched and not found_s and not found_p:
-        first, _, _ = _aligned_spans(ref_tok[0][SWAP], cand_tok[1][SWAP], SUB, PRED, 0)
-        second, _, _ = _aligned_spans(ref_tok[1][SWAP], cand_tok[0][SWAP], PRED, SUB, first[3])
+        first = spans(ref_tok[0][SWAP], cand_tok[1][SWAP], SUB, PRED)
+        second = spans(ref_tok[1][SWAP], cand_tok[0][SWAP], PRED, SUB)
         if first[0] or second[0]:
             results = [first, second, results[2]]
+            bases = (0, first[3], bases[2])
             switched = True
     # Swap 3: predicate <-> object.
     if not switched and not found_p and not found_o:
-        first, _, _ = _aligned_spans(ref_tok[1][SWAP], cand_tok[2][SWAP], PRED, OBJ, len_s)
-        second, _, _ = _aligned_spans(ref_tok[2][SWAP], cand_tok[1][SWAP], OBJ, PRED, len_s + first[3])
+        first = spans(ref_tok[1][SWAP], cand_tok[2][SWAP], PRED, OBJ)
+        second = spans(ref_tok[2][SWAP], cand_tok[1][SWAP], OBJ, PRED)
         if first[0] or second[0]:
             results = [results[0], first, second]
+            bases = (0, len_s, len_s + first[3])
 
-    true_spans = [span for result in results for span in result[1]]
-    pred_spans = [span for result in results for span in result[2]]
+    true_spans = [(label, start + base, end + base) for (_, spans, _, _), base in zip(results, bases)
+                  for label, start, end in spans]
+    pred_spans = [(label, start + base, end + base) for (_, _, spans, _), base in zip(results, bases)
+                  for label, start, end in spans]
     return true_spans, pred_spans
 
 
@@ -297,47 +311,55 @@ _OVERLAP_SAME_LABEL = (CORRECT, PARTIAL, INCORRECT, INCORRECT)
 _OVERLAP_OTHER_LABEL = (INCORRECT, PARTIAL, INCORRECT, INCORRECT)
 
 
+def _slots(group, outcomes):
+    """Flat `counts` indices that one span outcome increments in one group."""
+    return tuple((group * 4 + scheme) * 5 + kind for scheme, kind in enumerate(outcomes))
+
+
+_SPURIOUS_SLOTS = sum((_slots(group, (SPURIOUS,) * 4) for group in range(len(GROUPS))), ())
+_OUTCOME_SLOTS = {  # (outcome, true label) -> indices in the total group and in the label's group
+    (outcome, label): _slots(0, outcome) + _slots(group, outcome)
+    for outcome in (_EXACT_HIT, _SAME_BOUNDS_OTHER_LABEL, _OVERLAP_SAME_LABEL, _OVERLAP_OTHER_LABEL, (MISSED,) * 4)
+    for label, group in _TAG_GROUP.items()
+}
+
+
 def _count(true_spans, pred_spans):
     """nervaluate 0.1.7 `compute_metrics` for one document: counts[group][scheme][kind] as a flat list
     (group 0 = all tags, then SUB, PRED, OBJ)."""
     counts = [0] * (len(GROUPS) * len(SCHEMES) * len(KINDS))
-
-    def book(group, outcomes):
-        for scheme, kind in enumerate(outcomes):
-            counts[(group * 4 + scheme) * 5 + kind] += 1
-
+    booked = []
     hit = set()
     for pred in pred_spans:
         label, start, end = pred
         if pred in true_spans:
             hit.add(pred)
-            outcome, true_label = _EXACT_HIT, label
-        else:
-            for true in true_spans:
-                true_label, true_start, true_end = true
-                if true_start == start and true_end == end:  # (the exact-match case is handled above)
-                    outcome = _SAME_BOUNDS_OTHER_LABEL
-                # Quirk (0.1.7): overlap of range(start, end), an exclusive end, so a one-token
-                # span never overlaps anything. A true span may be hit by several predictions.
-                elif max(start, true_start) < min(end, true_end):
-                    outcome = _OVERLAP_SAME_LABEL if label == true_label else _OVERLAP_OTHER_LABEL
-                else:
-                    continue
-                hit.add(true)
-                break
-            else:  # quirk (0.1.7): a spurious prediction is spurious for every tag
-                for group in range(len(GROUPS)):
-                    book(group, (SPURIOUS,) * 4)
+            booked.append((_EXACT_HIT, label))
+            continue
+        for true in true_spans:
+            true_label, true_start, true_end = true
+            if true_start == start and true_end == end:  # (the exact-match case is handled above)
+                outcome = _SAME_BOUNDS_OTHER_LABEL
+            # Quirk (0.1.7): overlap of range(start, end), an exclusive end, so a one-token
+            # span never overlaps anything. A true span may be hit by several predictions.
+            elif max(start, true_start) < min(end, true_end):
+                outcome = _OVERLAP_SAME_LABEL if label == true_label else _OVERLAP_OTHER_LABEL
+            else:
                 continue
-        book(0, outcome)
-        book(_TAG_GROUP[true_label], outcome)  # booked under the true span's label
-    for true in true_spans:
-        if true not in hit:
-            book(0, (MISSED,) * 4)
-            book(_TAG_GROUP[true[0]], (MISSED,) * 4)
+            hit.add(true)
+            booked.append((outcome, true_label))  # booked under the true span's label
+            break
+        else:  # quirk (0.1.7): a spurious prediction is spurious for every tag
+            for slot in _SPURIOUS_SLOTS:
+                counts[slot] += 1
+    booked.extend(((MISSED,) * 4, true[0]) for true in true_spans if true not in hit)
+    for outcome_label in booked:
+        for slot in _OUTCOME_SLOTS[outcome_label]:
+            counts[slot] += 1
     return counts
 
 
+@lru_cache(maxsize=None)  # few distinct count tuples
 def _rates(correct, incorrect, partial, missed, spurious, half_partial):
     """nervaluate's P and R, then the script's F1; the int 0 where a denominator is 0."""
     possible = correct + incorrect + partial + missed
@@ -364,10 +386,8 @@ def pair_result(ref, cand):
     """Score one pair of *normalised* triple strings ('' = padding)."""
     counts = _count(*_pair_spans(ref, cand))
     rates = []
-    for group in range(len(GROUPS)):
-        for scheme in range(len(SCHEMES)):
-            at = (group * 4 + scheme) * 5
-            rates.extend(_rates(*counts[at : at + 5], half_partial=scheme < 2))  # Ent_type, Partial
+    for at in range(0, len(counts), 5):
+        rates.extend(_rates(*counts[at : at + 5], at % 20 < 10))  # half_partial for Ent_type, Partial
     # statistics.mean of the four F1s is exactly rounded; fsum / 4 is the same float.
     score = math.fsum(rates[2:12:3]) / 4
     return PairResult(tuple(counts), tuple(rates), score)
@@ -463,6 +483,7 @@ def best_assignment(scores):
 _UNIT = 2**1074  # every float is an integer multiple of 2**-1074: exact sums as Python ints
 
 
+@lru_cache(maxsize=None)  # few distinct rate values
 def _exact(value):
     numerator, denominator = value.as_integer_ratio()
     return numerator * (_UNIT // denominator)
