@@ -118,9 +118,21 @@ def _stream_child(questions_path, evidence_path):
     start = time.perf_counter()
     result = scoring.score_jsonl(questions_path, evidence_path)
     elapsed = time.perf_counter() - start
-    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
     print(json.dumps({"n_questions": result["n_questions"], "seconds": round(elapsed, 2),
-                      "peak_rss_mib": round(peak_kib / 1024, 1)}))
+                      "peak_rss_mib": peak_rss_mib()}))
+
+
+def peak_rss_mib():
+    """This process's peak resident memory. VmHWM belongs to the process's own address space;
+    ru_maxrss would carry over the parent's peak into a child started by fork + exec."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)  # KiB on Linux
 
 
 def bench_streaming(pool, sizes, folder):
@@ -135,10 +147,8 @@ def bench_streaming(pool, sizes, folder):
         out.append(report)
         questions_path.unlink()
         evidence_path.unlink()
-    baseline = subprocess.run([sys.executable, "-c", "import resource, benchscore.tempbench_trp.scoring; "
-                               "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"],
-                              check=True, capture_output=True, text=True)
-    return {"interpreter_with_scoring_imported_mib": round(int(baseline.stdout) / 1024, 1), "runs": out}
+    baseline = subprocess.run([sys.executable, __file__, "--peak-rss"], check=True, capture_output=True, text=True)
+    return {"interpreter_with_scoring_imported_mib": float(baseline.stdout), "runs": out}
 
 
 def bench_evaluate(pool, sizes, batch_size):
@@ -185,7 +195,11 @@ def main(argv=None):
     parser.add_argument("--repeat", type=int, default=3, help="best of this many runs below 200k questions")
     parser.add_argument("--tmp", help="folder for the streaming files (default: a new temp dir)")
     parser.add_argument("--stream-child", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--peak-rss", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.peak_rss:
+        print(peak_rss_mib())
+        return 0
     if args.stream_child:
         _stream_child(*args.stream_child)
         return 0
