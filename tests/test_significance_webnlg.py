@@ -1,0 +1,113 @@
+"""WebNLG+ 2020 text-to-RDF intervals and paired tests: the resampled statistic is `aggregate` on the
+resample, official estimates, breakdowns within the key, detection on real submissions, the CLI."""
+
+import json
+
+import numpy as np
+import pytest
+
+from benchscore import cli
+from benchscore.webnlg_rdf import scoring
+from benchscore.webnlg_rdf import significance
+from conftest import METRICS
+from conftest import shared_path
+
+EXAMPLES = METRICS / "webnlg_rdf" / "examples"
+
+# Hand-written entries: (reference triples, candidate triples), with unequal sizes on both sides.
+ENTRIES = [
+    (["Alan_Bean | occupation | Test_pilot", "Alan_Bean | birthPlace | Wheeler,_Texas"],
+     ["Alan Bean | occupation | test pilot", "Alan Bean | birth place | Texas"]),
+    (["Aarhus | leader | Jacob_Bundsgaard"], ["Aarhus | leaderName | Jacob Bundsgaard", "Aarhus | country | Denmark"]),
+    (["Bakewell_pudding | region | Derbyshire_Dales", "Bakewell_pudding | course | Dessert",
+      "Bakewell_pudding | country | England"], ["Bakewell pudding | course | dessert"]),
+    (["Ajoblanco | country | Spain"], []),
+    (["Ajoblanco | ingredient | Bread", "Ajoblanco | region | Andalusia"],
+     ["Ajoblanco | region | Andalusia", "Ajoblanco | ingredient | Bread"]),
+    (["Abilene | isPartOf | Texas"], ["Texas | contains | Abilene"]),
+]
+
+
+def entry_stats_of(entries):
+    return [scoring.entry_stats(refs, cands, entry=i) for i, (refs, cands) in enumerate(entries)]
+
+
+def _total(result, name):
+    scheme, rate = name.rsplit("_", 1)
+    return result["Total_scores"][scheme][rate]
+
+
+def test_resampled_statistic_is_the_aggregate_of_the_resample():
+    stats = entry_stats_of(ENTRIES)
+    values = significance.entry_values(stats)
+    rng = np.random.default_rng(0)
+    for index in [rng.integers(0, len(stats), len(stats)) for _ in range(30)] + [np.array([3, 3]), np.array([4])]:
+        weights = np.bincount(index, minlength=len(stats)).astype(float)
+        ours = significance.statistic((weights @ values)[None, :])
+        expected = scoring.aggregate([stats[i] for i in index])
+        for name in significance.HEADLINE:
+            assert ours[name][0] == pytest.approx(_total(expected, name), abs=1e-12), (name, index)
+
+
+@pytest.mark.parametrize("system", ["bt5", "cyclegt"])
+def test_estimates_are_the_official_numbers_exactly(system):
+    data = shared_path("data", "webnlg")
+    official = json.loads((data / "expected" / f"first100_en_{system}.json").read_text("utf-8"))
+    stats = significance.read_stats(data / "subsets" / "first100" / "ref_en.xml",
+                                    data / "subsets" / "first100" / f"cand_en_{system}.xml")
+    result = significance.confidence_intervals(stats)
+    assert list(result) == [f"{s}_{r}" for s in ("Ent_type", "Partial", "Strict", "Exact") for r in ("Precision", "Recall", "F1")]
+    for name, r in result.items():
+        assert r["estimate"] == _total(official, name), name
+        assert r["low"] < r["estimate"] < r["high"], name
+
+
+def test_bt5_is_significantly_better_than_cyclegt_on_100_entries():
+    data = shared_path("data", "webnlg", "subsets", "first100")
+    bt5 = significance.read_stats(data / "ref_en.xml", data / "cand_en_bt5.xml")
+    cyclegt = significance.read_stats(data / "ref_en.xml", data / "cand_en_cyclegt.xml")
+    result = significance.paired_test(cyclegt, bt5)
+    for name, r in result.items():
+        assert r["difference"] > 0.3 and r["low"] > 0, name
+        assert r["p_bootstrap"] < 0.01 and r["p_randomization"] < 0.01, name
+
+
+def test_breakdowns_are_resampled_within_the_key():
+    stats = entry_stats_of(ENTRIES * 3)
+    keys = ["a", "b", "a", "b", "c", "c"] * 3
+    result = significance.breakdown_intervals(stats, keys, n_resamples=200)
+    assert list(result) == ["a", "b", "c"]
+    for key, numbers in result.items():
+        alone = [s for s, k in zip(stats, keys) if k == key]
+        assert numbers == significance.confidence_intervals(alone, n_resamples=200)
+    with pytest.raises(ValueError, match="2 breakdown keys for 18 entries"):
+        significance.breakdown_intervals(stats, ["a", "b"])
+
+
+def test_self_comparison_seeds_and_mismatched_references():
+    stats = entry_stats_of(ENTRIES * 4)
+    for r in significance.paired_test(stats, stats, n_resamples=100).values():
+        assert (r["difference"], r["low"], r["high"], r["p_bootstrap"], r["p_randomization"]) == (0, 0, 0, 1, 1)
+    other = entry_stats_of([(refs, refs[:1]) for refs, _ in ENTRIES * 4])
+    assert significance.paired_test(stats, other, 100, 3) == significance.paired_test(stats, other, 100, 3)
+    assert significance.paired_test(stats, other, 100, 3) != significance.paired_test(stats, other, 100, 4)
+    with pytest.raises(ValueError, match="entry 0: the reference triples differ"):
+        significance.paired_test(stats, stats[1:] + stats[:1])
+
+
+def test_cli_compare_on_the_bundled_example(capsys):
+    status = cli.main(["compare", "webnlg", "--reference", str(EXAMPLES / "refs.xml"),
+                       "--candidate", str(EXAMPLES / "cands.xml"), "--candidate", str(EXAMPLES / "cands.xml"),
+                       "--n-resamples", "50"])
+    out = capsys.readouterr().out
+    assert status == 0
+    assert "Exact_F1 " in out and "p (randomization)" in out
+    assert out.rstrip().endswith("|breakdown:no|bootstrap:50|seed:12345|confidence:0.95")
+
+
+def test_cli_compare_refuses_unpaired_files(capsys):
+    data = shared_path("data", "webnlg")
+    status = cli.main(["compare", "webnlg", "--gold", str(EXAMPLES / "refs.xml"),
+                       "--predictions", str(data / "subsets" / "first100" / "cand_en_bt5.xml")])
+    assert status == 2
+    assert "has 100 entries and" in capsys.readouterr().err
