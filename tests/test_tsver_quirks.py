@@ -297,3 +297,18 @@ def test_official_report_layout_for_every_status(tmp_path):
         "co₂-emissions": {"IoU": 1.0, "Intersection (years)": 2, "Union (years)": 2}}
     assert report["aggregate_full_precision"]["n_in_accuracy"] == 4
     assert report["aggregate_full_precision"]["n_in_tscs"] == 6
+
+
+def test_evaluate_accepts_none_in_the_first_example():
+    """evaluate rejects None for a string/list feature in a batch's first example unless the module
+    allows it; here None means no prediction line / null Explanation / null ranges."""
+    predictions, references, stats = _examples()
+    order = [4, 1, 5, 0, 2, 3, 6]  # claim 4 (no line: all None) first, then null Explanation, null ranges
+    predictions, references = [predictions[i] for i in order], [references[i] for i in order]
+    assert predictions[0] == {"verdict": None, "explanation": None, "time_series": None}
+    metric = load_metric("tsver")
+    with pytest.warns(UserWarning, match="matches no label"):
+        result = metric.compute(predictions=predictions, references=references)
+    assert {k: v for k, v in result.items() if k != "signature"} == scoring.aggregate([stats[i] for i in order])
+    with pytest.raises(ValueError, match="don't match the expected format"):
+        metric.compute(predictions=[{**predictions[1], "explanation": 3}], references=references[1:2])

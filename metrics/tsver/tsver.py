@@ -128,6 +128,14 @@ class TSVer(evaluate.Metric):
             reference_urls=["https://arxiv.org/abs/2511.01101"],
         )
 
+    def _enforce_nested_string_type(self, schema, obj):
+        # evaluate checks the first example of each batch and rejects None for a string or list
+        # feature, though Arrow stores it as null; None is meaningful here (no prediction line, null
+        # Explanation, null PredictedTimeRanges), so let it through at any depth.
+        if obj is None:
+            return None
+        return super()._enforce_nested_string_type(schema, obj)
+
     def _compute(self, predictions, references, strict=False, ev2r_judge=None, ev2r_aggregation="tsver",
                  return_per_claim=False):
         if ev2r_aggregation not in EV2R_AGGREGATIONS:
