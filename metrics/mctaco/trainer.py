@@ -1,0 +1,167 @@
+"""MC-TACO inside a `transformers.Trainer`: a `compute_metrics` for a per-candidate binary classifier.
+
+    from benchscore.mctaco.trainer import compute_metrics_for
+    eval_ds = load_split("dev_3783.tsv")                 # has question_id (and label, category)
+    trainer = Trainer(model, args, eval_dataset=tokenized_eval_ds,
+                      compute_metrics=compute_metrics_for(eval_ds))
+    trainer.evaluate()    # {"eval_em": ..., "eval_f1": ..., "eval_n_questions": ..., "eval_signature": ...}
+
+The Trainer hands over logits and label ids row by row, but MC-TACO scores *questions*: the
+question of each row is read from the eval dataset's `question_id` column, in order (the Trainer
+evaluates the dataset unshuffled; on several processes its gather restores that order). Gold
+labels also come from the dataset; the Trainer's label ids are checked against them, so a
+different or reordered eval dataset is an error, not a wrong number.
+
+Works both ways, with the same numbers: `compute_metrics(eval_pred)` for the whole eval set, and
+`TrainingArguments(batch_eval_metrics=True)`, where the Trainer calls
+`compute_metrics(eval_pred, compute_result)` per batch: each batch goes to the module's
+`add_batch`, and the last one (`compute_result=True`) returns `compute()`.
+
+For logging, the result is flattened: nested dicts (the per-category extension) become
+"extension_per_category/<category>/<key>" entries, so every logged value is a number or the
+signature string. The full result of the last evaluation is kept in `.last_result`.
+transformers is not imported here: only `EvalPrediction`'s two fields are read.
+"""
+
+import os
+
+import numpy as np
+
+from .scoring import LABELS
+
+
+def _load_module():
+    import evaluate  # lazily: the pure scoring must not need it
+
+    return evaluate.load(os.path.dirname(os.path.abspath(__file__)))
+
+
+def to_numpy(array):
+    """A numpy array from what the Trainer passes (numpy, a torch tensor in batch mode, or a list)."""
+    if hasattr(array, "detach"):  # torch.Tensor, without importing torch
+        array = array.detach().cpu().numpy()
+    return np.asarray(array)
+
+
+def yes_from_logits(logits):
+    """Per-row "yes" (bool) from a binary classifier's logits.
+
+    Shape (n, 2): argmax, column LABELS.index("yes") = 1 is "yes" (the loader's label ids: 0 = no,
+    1 = yes; a tie goes to "no"). Shape (n,) or (n, 1): one logit, "yes" when it is > 0.
+    """
+    logits = to_numpy(logits)
+    if logits.ndim == 2 and logits.shape[1] == len(LABELS):
+        return logits.argmax(axis=1) == LABELS.index("yes")
+    if logits.ndim == 1 or (logits.ndim == 2 and logits.shape[1] == 1):
+        return logits.reshape(-1) > 0
+    raise ValueError(
+        f"logits have shape {logits.shape}; expected (n, 2) for a two-class classifier or (n,) / (n, 1) for one logit"
+    )
+
+
+def flatten_for_logging(result, prefix=""):
+    """Nested dicts flattened with "/"; lists (too big to log) dropped; numbers, strings and None kept."""
+    flat = {}
+    for key, value in result.items():
+        if isinstance(value, dict):
+            flat.update(flatten_for_logging(value, f"{prefix}{key}/"))
+        elif not isinstance(value, (list, tuple)):
+            flat[f"{prefix}{key}"] = value
+    return flat
+
+
+def to_yes_id(value, row):
+    """1 for a "yes" gold label, 0 for "no" (the loader's ClassLabel ids, or the strings)."""
+    if isinstance(value, str) and value.strip().lower() in LABELS:
+        return LABELS.index(value.strip().lower())
+    if value in (0, 1) and not isinstance(value, (bool, float)):
+        return int(value)
+    raise ValueError(f"eval dataset row {row}: label is {value!r}; expected 0/1 (no/yes) or 'no'/'yes'")
+
+
+class MctacoComputeMetrics:
+    """The `compute_metrics` callable; build it with `compute_metrics_for`."""
+
+    def __init__(self, eval_dataset, metric=None, question_id_column="question_id", label_column="label",
+                 category_column=None, compute_kwargs=None):
+        for column in (question_id_column, label_column, category_column):
+            if column is not None and column not in eval_dataset.column_names:
+                raise ValueError(
+                    f"the eval dataset has no column {column!r} (it has {eval_dataset.column_names}); "
+                    f"load it with benchscore.mctaco.loader, or name the column"
+                )
+        self.question_ids = list(eval_dataset[question_id_column])
+        self.references = [to_yes_id(value, row) for row, value in enumerate(eval_dataset[label_column])]
+        self.categories = None if category_column is None else list(eval_dataset[category_column])
+        self.metric = _load_module() if metric is None else metric
+        self.compute_kwargs = dict(compute_kwargs or {})
+        self.last_result = None
+        self._offset = 0  # rows already added in batch mode
+
+    def _inputs(self, eval_pred, start):
+        predictions = yes_from_logits(eval_pred.predictions)
+        label_ids = to_numpy(eval_pred.label_ids).reshape(-1)
+        stop = start + len(predictions)
+        if stop > len(self.question_ids) or len(label_ids) != len(predictions):
+            raise ValueError(
+                f"the Trainer gave {len(predictions)} predictions and {len(label_ids)} label ids for rows "
+                f"{start}..{stop - 1}, but the eval dataset has {len(self.question_ids)} rows; pass this helper "
+                f"the same dataset as Trainer(eval_dataset=...)"
+            )
+        for offset, label_id in enumerate(label_ids):
+            if int(label_id) != self.references[start + offset]:
+                raise ValueError(
+                    f"row {start + offset} (question_id {self.question_ids[start + offset]!r}): the Trainer's label id "
+                    f"is {int(label_id)} but the eval dataset's label is {self.references[start + offset]}; the "
+                    f"predictions are not in the dataset's order (same dataset, unshuffled, expected)"
+                )
+        inputs = {
+            "predictions": [int(yes) for yes in predictions],
+            "references": self.references[start:stop],
+            "question_id": self.question_ids[start:stop],
+        }
+        if self.categories is not None:
+            inputs["category"] = self.categories[start:stop]
+        return inputs
+
+    def __call__(self, eval_pred, compute_result=None):
+        if compute_result is None:  # the whole eval set at once
+            inputs = self._inputs(eval_pred, 0)
+            if len(inputs["predictions"]) != len(self.question_ids):
+                raise ValueError(
+                    f"the Trainer gave {len(inputs['predictions'])} predictions for an eval dataset of "
+                    f"{len(self.question_ids)} rows; pass this helper the same dataset as Trainer(eval_dataset=...)"
+                )
+            return self._finish(self.metric.compute(**inputs, **self.compute_kwargs))
+        inputs = self._inputs(eval_pred, self._offset)
+        self.metric.add_batch(**inputs)
+        self._offset += len(inputs["predictions"])
+        if not compute_result:
+            return {}
+        rows, self._offset = self._offset, 0
+        if rows != len(self.question_ids):
+            raise ValueError(f"the last batch ended at row {rows} of an eval dataset of {len(self.question_ids)} rows")
+        return self._finish(self.metric.compute(**self.compute_kwargs))
+
+    def _finish(self, result):
+        self.last_result = result
+        return flatten_for_logging(result)
+
+
+def compute_metrics_for(eval_dataset, metric=None, question_id_column="question_id", label_column="label",
+                        category_column=None, compute_kwargs=None):
+    """A `compute_metrics` for `Trainer` scoring MC-TACO's question-level EM and F1 (official numbers).
+
+    Args:
+        eval_dataset: the eval rows in the Trainer's order, before or after tokenization (columns
+            are read here, so the Trainer may drop them): `question_id` and `label` (0 = no, 1 = yes).
+        metric: an evaluate module to use (e.g. one loaded with `num_process`/`process_id`);
+            default: this folder's module.
+        question_id_column, label_column: column names.
+        category_column: e.g. "category" to add the per-category extension (logged flattened).
+        compute_kwargs: keyword arguments for the module's `compute`, e.g. {"confidence": 0.95}.
+    Returns:
+        a callable for `Trainer(compute_metrics=...)`, with or without `batch_eval_metrics`.
+    """
+    return MctacoComputeMetrics(eval_dataset, metric, question_id_column, label_column, category_column,
+                                compute_kwargs)

@@ -1,0 +1,308 @@
+"""The per-folder `trainer.compute_metrics_for` helpers: unit tests with hand-made EvalPredictions (no
+transformers needed), then a real `transformers.Trainer` on the CPU with tiny models built from a
+config and tokenizers built here (skipped where torch/transformers are not installed)."""
+
+import collections
+
+import datasets
+import numpy as np
+import pytest
+
+from benchscore.mctaco import scoring as mctaco_scoring
+from benchscore.mctaco import trainer as mctaco_trainer
+from benchscore.tsver import loader as tsver_loader
+from benchscore.tsver import scoring as tsver_scoring
+from benchscore.tsver import trainer as tsver_trainer
+from conftest import load_metric
+from conftest import shared_path
+
+# What the helpers read of transformers' EvalPrediction.
+EvalPred = collections.namedtuple("EvalPred", "predictions label_ids")
+
+
+def run_batches(compute_metrics, logits, label_ids, batch_size):
+    """Calls the helper as the Trainer does with batch_eval_metrics=True; returns the last call's metrics."""
+    metrics = None
+    for start in range(0, len(logits), batch_size):
+        stop = start + batch_size
+        metrics = compute_metrics(EvalPred(logits[start:stop], label_ids[start:stop]), compute_result=stop >= len(logits))
+    return metrics
+
+
+# ---------------------------------------------------------------- MC-TACO, hand-made rows
+
+def mctaco_rows():
+    """Nine candidates of four questions (q2's candidates are not consecutive), hand-written."""
+    question_id = ["q1", "q1", "q1", "q2", "q2", "q3", "q2", "q4", "q4"]
+    label = [1, 0, 1, 0, 0, 1, 1, 0, 0]
+    category = [0, 0, 0, 2, 2, 4, 2, 1, 1]
+    return datasets.Dataset.from_dict({"question_id": question_id, "label": label, "category": category})
+
+
+def mctaco_logits(seed, n):
+    return np.random.default_rng(seed).normal(size=(n, 2)).astype(np.float32)
+
+
+@pytest.mark.parametrize("batch_size", [1, 2, 4, 9])
+def test_mctaco_whole_set_and_batches_equal_the_pure_function(batch_size):
+    rows = mctaco_rows()
+    logits = mctaco_logits(0, len(rows))
+    label_ids = np.array(rows["label"])
+    yes = logits.argmax(axis=1) == 1
+    assert 0 < yes.sum() < len(yes)  # a real mix of yes and no
+    expected = mctaco_scoring.score(list(yes), rows["label"], rows["question_id"])
+
+    whole = mctaco_trainer.compute_metrics_for(rows)(EvalPred(logits, label_ids))
+    batched = run_batches(mctaco_trainer.compute_metrics_for(rows), logits, label_ids, batch_size)
+    assert whole == batched
+    assert (whole["em"], whole["f1"], whole["n_questions"]) == (expected["em"], expected["f1"], expected["n_questions"])
+    assert whole["signature"] == "mctaco|version:1.0.0|key:question_id|labels:normalized"
+
+
+def test_mctaco_single_logit_and_flattened_categories():
+    rows = mctaco_rows()
+    logit = np.array([[2.0], [-1.0], [0.5], [-3.0], [1.0], [0.1], [0.2], [-0.1], [0.0]])
+    compute_metrics = mctaco_trainer.compute_metrics_for(rows, category_column="category")
+    metrics = compute_metrics(EvalPred(logit, np.array(rows["label"])))
+    yes = logit.reshape(-1) > 0  # 0.0 is "no"
+    categories = [mctaco_scoring.CATEGORIES[c] for c in rows["category"]]
+    expected = mctaco_scoring.score(list(yes), rows["label"], rows["question_id"], categories)
+    assert metrics["em"] == expected["em"] and metrics["f1"] == expected["f1"]
+    for name, values in expected["extension_per_category"].items():
+        for key, value in values.items():
+            assert metrics[f"extension_per_category/{name}/{key}"] == value
+    # Every logged value is flat; the nested result is kept whole.
+    assert not any(isinstance(value, (dict, list)) for value in metrics.values())
+    assert compute_metrics.last_result["extension_per_category"] == expected["extension_per_category"]
+
+
+def test_mctaco_compute_kwargs_reach_the_module_both_ways():
+    rows = mctaco_rows()
+    logits, label_ids = mctaco_logits(1, len(rows)), np.array(rows["label"])
+    kwargs = {"confidence": 0.9, "n_resamples": 50, "seed": 3}
+    whole = mctaco_trainer.compute_metrics_for(rows, compute_kwargs=kwargs)(EvalPred(logits, label_ids))
+    batched = run_batches(mctaco_trainer.compute_metrics_for(rows, compute_kwargs=kwargs), logits, label_ids, 4)
+    assert whole == batched
+    assert whole["signature"] != "mctaco|version:1.0.0|key:question_id|labels:normalized"  # the option is named
+
+
+def test_mctaco_misaligned_or_malformed_predictions_are_clear_errors():
+    rows = mctaco_rows()
+    logits, label_ids = mctaco_logits(0, len(rows)), np.array(rows["label"])
+    compute_metrics = mctaco_trainer.compute_metrics_for(rows)
+    with pytest.raises(ValueError, match=r"row 1 \(question_id 'q1'\).*not in the dataset's order"):
+        compute_metrics(EvalPred(logits, label_ids[[0, 2, 1, 3, 4, 5, 6, 7, 8]]))
+    with pytest.raises(ValueError, match="8 predictions for an eval dataset of 9 rows"):
+        compute_metrics(EvalPred(logits[:8], label_ids[:8]))
+    with pytest.raises(ValueError, match=r"logits have shape \(9, 3\)"):
+        compute_metrics(EvalPred(np.zeros((9, 3)), label_ids))
+    with pytest.raises(ValueError, match="has no column 'question_id'"):
+        mctaco_trainer.compute_metrics_for(rows.remove_columns("question_id"))
+    with pytest.raises(ValueError, match="row 0: label is 2"):
+        mctaco_trainer.compute_metrics_for(rows.cast_column("label", datasets.Value("int64")).map(lambda r: {"label": 2}))
+    # Batch mode: a last batch short of the dataset, then too many rows.
+    with pytest.raises(ValueError, match="ended at row 4 of an eval dataset of 9 rows"):
+        compute_metrics(EvalPred(logits[:4], label_ids[:4]), compute_result=True)
+    compute_metrics(EvalPred(logits[:5], label_ids[:5]), compute_result=False)
+    with pytest.raises(ValueError, match=r"rows 5\.\.13"):
+        compute_metrics(EvalPred(logits, label_ids), compute_result=False)
+
+
+# ---------------------------------------------------------------- TSVer, hand-made claims
+
+def tsver_claims():
+    def series(name, start, stop):
+        return [{"series": name, "ranges": [{"from": start, "to": stop}]}]
+
+    rows = [
+        {"claim": "Rain doubled.", "verdict": "Refuted", "justifications": ["It rose 10%."],
+         "time_series": series("rain", 2000, 2010)},
+        {"claim": "Fish beats grain.", "verdict": "Supported", "justifications": ["Twice as much."],
+         "time_series": series("fish", 2020, 2020)},
+        {"claim": "Cars halved.", "verdict": "Not Enough Evidence", "justifications": ["No data."],
+         "time_series": series("cars", 1990, 1999)},
+        {"claim": "Tea fell, then rose.", "verdict": "Cherry-Picking/Conflicting Evidence",
+         "justifications": ["Depends on the years."], "time_series": series("tea", 2001, 2003)},
+        {"claim": "Wheat is flat.", "verdict": "Supported", "justifications": ["It is."],
+         "time_series": series("wheat", 2015, 2019)},
+    ]
+    features = datasets.Features({name: tsver_loader.FEATURES[name] for name in rows[0]})
+    return datasets.Dataset.from_list(rows, features=features)
+
+
+def tsver_label_ids(rows, labels=tsver_scoring.LABELS):
+    return np.array([list(labels).index(verdict) for verdict in rows["verdict"]])
+
+
+def tsver_pure(rows, verdicts, predicted_series=None, strict=False):
+    gold = [{"Verdict": r["verdict"], "TimeSeries": tsver_scoring.ranges_from_rows(r["time_series"])} for r in rows]
+    stats = [tsver_scoring.claim_stats(g["Verdict"], g["TimeSeries"], {
+        "verdict": v, "ranges": None if predicted_series is None else tsver_scoring.ranges_from_rows(predicted_series[i])})
+        for i, (g, v) in enumerate(zip(gold, verdicts))]
+    return tsver_scoring.aggregate(stats, strict=strict)
+
+
+@pytest.mark.parametrize("batch_size", [1, 2, 5])
+def test_tsver_whole_set_and_batches_equal_the_pure_function(batch_size):
+    rows = tsver_claims()
+    logits = np.random.default_rng(4).normal(size=(len(rows), 4))
+    label_ids = tsver_label_ids(rows)
+    predicted_series = [[{"series": "rain", "ranges": [{"from": 2005, "to": 2010}]}], None, [],
+                        [{"series": "tea", "ranges": [{"from": 2001, "to": 2003}]}],
+                        [{"series": "corn", "ranges": [{"from": 2015, "to": 2019}]}]]
+    whole_fn = tsver_trainer.compute_metrics_for(rows, predicted_time_series=predicted_series)
+    whole = whole_fn(EvalPred(logits, label_ids))
+    batched = run_batches(tsver_trainer.compute_metrics_for(rows, predicted_time_series=predicted_series),
+                          logits, label_ids, batch_size)
+    assert whole == batched
+    verdicts = [tsver_scoring.LABELS[i] for i in logits.argmax(axis=1)]
+    expected = tsver_pure(rows, verdicts, predicted_series)
+    assert 0 < expected["n_correct"] < len(rows) and expected["tscs"] > 0
+    assert whole_fn.last_result == {**expected, "signature": whole["signature"]}
+    # Logged: everything but the confusion matrix (a list).
+    assert whole == {key: value for key, value in whole_fn.last_result.items() if key != "confusion_matrix"}
+
+
+def test_tsver_classifier_label_order_and_strict():
+    rows = tsver_claims()
+    order = ["Refuted", "Supported", "Not Enough Evidence", "Cherry-Picking/Conflicting Evidence"]
+    logits = np.eye(4)[[0, 1, 1, 3, 2]]  # Refuted, Supported, Supported, Cherry, NEE
+    compute_metrics = tsver_trainer.compute_metrics_for(rows, labels=order, compute_kwargs={"strict": True})
+    metrics = compute_metrics(EvalPred(logits, tsver_label_ids(rows, order)))
+    expected = tsver_pure(rows, ["Refuted", "Supported", "Supported", "Cherry-Picking/Conflicting Evidence",
+                                 "Not Enough Evidence"], strict=True)
+    assert metrics["verdict_accuracy"] == expected["verdict_accuracy"] == 0.6
+    assert metrics["tscs"] == 0  # no series predicted: the official 0 for every claim
+    assert metrics["signature"].startswith("tsver|version:1.0.0|strict:yes")
+
+
+def test_tsver_misaligned_or_malformed_predictions_are_clear_errors():
+    rows = tsver_claims()
+    logits, label_ids = np.zeros((5, 4)), tsver_label_ids(rows)
+    compute_metrics = tsver_trainer.compute_metrics_for(rows)
+    with pytest.raises(ValueError, match=r"claim 0 \('Rain doubled.'\).*label id 3 is 'Not Enough Evidence'"):
+        compute_metrics(EvalPred(logits, (label_ids + 1) % 4))
+    with pytest.raises(ValueError, match=r"logits have shape \(5, 2\)"):
+        compute_metrics(EvalPred(np.zeros((5, 2)), label_ids))
+    with pytest.raises(ValueError, match="4 predictions for an eval dataset of 5 claims"):
+        compute_metrics(EvalPred(logits[:4], label_ids[:4]))
+    with pytest.raises(ValueError, match=r"has no column\(s\) \['justifications'\]"):
+        tsver_trainer.compute_metrics_for(rows.remove_columns("justifications"))
+    with pytest.raises(ValueError, match="labels must name the classifier's classes"):
+        tsver_trainer.compute_metrics_for(rows, labels=["Supported", "Refuted"])
+    with pytest.raises(ValueError, match="no explanation for an Ev2R judge"):
+        tsver_trainer.compute_metrics_for(rows, compute_kwargs={"ev2r_judge": lambda *args: {}})
+    with pytest.raises(ValueError, match="2 predicted_time_series for 5 claims"):
+        tsver_trainer.compute_metrics_for(rows, predicted_time_series=[None, None])
+
+
+def test_helpers_accept_a_preloaded_module():
+    rows = mctaco_rows()
+    metric = load_metric("mctaco")
+    metrics = mctaco_trainer.compute_metrics_for(rows, metric=metric)(EvalPred(mctaco_logits(2, 9), np.array(rows["label"])))
+    assert metrics["n_questions"] == 4
+
+
+# ---------------------------------------------------------------- a real Trainer on the CPU
+
+@pytest.fixture(scope="module")
+def hf():
+    """torch and transformers, or a skip (they are the `trainer` extra)."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    torch.set_num_threads(1)  # two cores, shared
+    return transformers
+
+
+def word_level_tokenizer(hf, texts):
+    """A BERT-style tokenizer over the words of `texts`, built here (nothing is downloaded)."""
+    from tokenizers import Tokenizer
+    from tokenizers import models
+    from tokenizers import normalizers
+    from tokenizers import pre_tokenizers
+    from tokenizers import processors
+
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]"]
+    words = sorted({word for text in texts for word in text.lower().split()})
+    vocab = {token: i for i, token in enumerate(specials + words)}
+    tokenizer = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    tokenizer.normalizer = normalizers.Lowercase()
+    tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tokenizer.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B [SEP]", special_tokens=[("[CLS]", 2), ("[SEP]", 3)])
+    return hf.PreTrainedTokenizerFast(tokenizer_object=tokenizer, pad_token="[PAD]", unk_token="[UNK]",
+                                      cls_token="[CLS]", sep_token="[SEP]")
+
+
+def tiny_bert(hf, vocab_size, num_labels, seed):
+    import torch
+
+    torch.manual_seed(seed)
+    config = hf.BertConfig(vocab_size=vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                           intermediate_size=64, max_position_embeddings=128, num_labels=num_labels)
+    return hf.BertForSequenceClassification(config)
+
+
+def trainer_for(hf, model, tokenizer, train, evaluation, compute_metrics, batch_eval_metrics, tmp_path, epochs=2):
+    args = hf.TrainingArguments(
+        output_dir=str(tmp_path / "out"), per_device_train_batch_size=8, per_device_eval_batch_size=7,
+        num_train_epochs=epochs, learning_rate=5e-3, batch_eval_metrics=batch_eval_metrics, report_to="none",
+        use_cpu=True, disable_tqdm=True, save_strategy="no", seed=0, dataloader_num_workers=0)
+    return hf.Trainer(model=model, args=args, train_dataset=train, eval_dataset=evaluation,
+                      data_collator=hf.DataCollatorWithPadding(tokenizer), compute_metrics=compute_metrics)
+
+
+def test_mctaco_real_trainer_evaluate_both_ways(hf, tmp_path):
+    from benchscore.mctaco.loader import load_split
+
+    rows = load_split(shared_path("data", "mctaco", "dev_3783.tsv")).select(range(60))  # 10 questions
+    tokenizer = word_level_tokenizer(hf, list(rows["sentence"]) + list(rows["question"]) + list(rows["answer"]))
+    encoded = rows.map(lambda b: tokenizer([s + " " + q for s, q in zip(b["sentence"], b["question"])], b["answer"]),
+                       batched=True).rename_column("label", "labels")
+    model = tiny_bert(hf, tokenizer.vocab_size, num_labels=2, seed=0)
+    trainer = trainer_for(hf, model, tokenizer, encoded, encoded, mctaco_trainer.compute_metrics_for(rows), False,
+                          tmp_path, epochs=12)
+    trainer.train()
+    whole = trainer.evaluate()
+
+    # The same model, predictions batch by batch (batch_eval_metrics=True, 7 rows a batch).
+    batched = trainer_for(hf, model, tokenizer, None, encoded,
+                          mctaco_trainer.compute_metrics_for(rows, category_column="category"), True,
+                          tmp_path).evaluate()
+    # The pure function on the Trainer's own predictions.
+    logits = trainer.predict(encoded).predictions
+    yes = logits.argmax(axis=1) == 1
+    assert 0 < yes.sum() < len(yes)  # the trained model says both yes and no
+    expected = mctaco_scoring.score(list(yes), rows["label"], rows["question_id"])
+
+    for metrics in (whole, batched):
+        assert metrics["eval_em"] == expected["em"]
+        assert metrics["eval_f1"] == expected["f1"]
+        assert metrics["eval_n_questions"] == expected["n_questions"] == 10
+        assert metrics["eval_signature"] == "mctaco|version:1.0.0|key:question_id|labels:normalized"
+        assert "eval_loss" in metrics
+    assert batched["eval_extension_per_category/Event Duration/n_questions"] >= 1
+
+
+def test_tsver_real_trainer_evaluate_both_ways(hf, tmp_path):
+    gold = tsver_loader.gold_dataset(shared_path("data", "tsver", "tsver_dev.jsonl"))  # 24 claims
+    tokenizer = word_level_tokenizer(hf, list(gold["claim"]))
+    labels = {"labels": [tsver_scoring.LABELS.index(verdict) for verdict in gold["verdict"]]}
+    encoded = gold.add_column("labels", labels["labels"]).map(lambda b: tokenizer(b["claim"]), batched=True)
+    model = tiny_bert(hf, tokenizer.vocab_size, num_labels=4, seed=1)
+    trainer = trainer_for(hf, model, tokenizer, encoded, encoded, tsver_trainer.compute_metrics_for(gold), False,
+                          tmp_path, epochs=12)
+    trainer.train()
+    whole = trainer.evaluate()
+    batched = trainer_for(hf, model, tokenizer, None, encoded, tsver_trainer.compute_metrics_for(gold), True,
+                          tmp_path).evaluate()
+
+    logits = trainer.predict(encoded).predictions
+    verdicts = [tsver_scoring.LABELS[i] for i in logits.argmax(axis=1)]
+    expected = tsver_pure(gold, verdicts)
+    assert 0 < expected["n_correct"] < len(gold)
+    for metrics in (whole, batched):
+        for key in ("verdict_accuracy", "verdict_macro_f1", "tscs", "n_claims", "n_scored"):
+            assert metrics[f"eval_{key}"] == expected[key], key
+        assert metrics["eval_signature"] == "tsver|version:1.0.0|strict:no|ev2r:tsver|judge:none"
+        assert "eval_confusion_matrix" not in metrics
