@@ -61,6 +61,11 @@ def test_coverage_terms():
     assert scoring.coverage(gold, {"z": [{"from": 2000, "to": 2000}]})["tscs"] == 0  # nothing matched
     for empty in (None, {}):
         assert scoring.coverage(gold, empty)["empty"] and scoring.coverage(empty, gold)["empty"]
+    # adjacent ranges merge; an absurd range is counted, not enumerated
+    assert scoring.coverage({"a": [{"from": 2000, "to": 2001}, {"from": 2002, "to": 2003}]},
+                            {"a": [{"from": 2003, "to": 2003}, {"from": 2001, "to": 2001}]})["iou"] == 0.5
+    huge = scoring.coverage({"a": [{"from": 0, "to": 9}]}, {"a": [{"from": -10**12, "to": 10**12}]})
+    assert huge["series"]["a"] == {"iou": 10 / (2 * 10**12 + 1), "intersection": 10, "union": 2 * 10**12 + 1}
 
 
 def _example_stats():
