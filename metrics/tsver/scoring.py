@@ -288,7 +288,7 @@ def ev2r_items(gold, predictions):
     Official: reference = the gold justifications joined with "\\n", prediction = the Explanation;
     claims with no prediction line or a null Explanation are not judged.
     """
-    return [(i, (g["Claim"], "\n".join(g["Justifications"]), p["explanation"]))
+    return [(i, (g["Claim"], "\n".join(g["Justifications"] or []), p["explanation"]))
             for i, (g, p) in enumerate(zip(gold, predictions))
             if p is not None and p["explanation"] is not None]
 
@@ -448,9 +448,9 @@ def score_claims(gold, predictions, ev2r=None):
         try:
             s = claim_stats(g["Verdict"], g["TimeSeries"], p, ev2r=None if failure else e, ev2r_failure=failure)
         except (TypeError, ValueError) as err:
-            raise type(err)(f"claim {i} ({g['Claim'][:60]!r}): {err}") from None
+            raise type(err)(f"claim {i} ({str(g['Claim'])[:60]!r}): {err}") from None
         if s["status"] == UNMATCHED:
-            warnings.warn(f"claim {i} ({g['Claim'][:60]!r}): predicted verdict {s['verdict']!r} matches no "
+            warnings.warn(f"claim {i} ({str(g['Claim'])[:60]!r}): predicted verdict {s['verdict']!r} matches no "
                           f"label; left out of the verdict scores", TSVerWarning, stacklevel=2)
         stats.append(s)
     return stats
