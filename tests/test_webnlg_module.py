@@ -177,3 +177,33 @@ def test_breakdown_configuration_needs_a_category_per_example(webnlg_breakdown):
 def test_unknown_configuration_is_refused():
     with pytest.raises(ValueError, match=r"unknown configuration 'per_category'.*'breakdown', 'default'"):
         load_metric("webnlg_rdf", "per_category")
+
+
+def test_repeated_token_alignment_crash_is_a_clear_error(webnlg):
+    # The official word alignment dies with a TypeError here (quirk 4); we name entry and triples.
+    with pytest.raises(ValueError, match=r"entry 0: reference triple 0 'a a a \| b \| c' against candidate triple 0 'a x a \| b \| c'"):
+        webnlg.compute(predictions=[["a x a | b | c"]], references=[["a a a | b | c"]])
+
+
+def test_malformed_extra_candidate_is_a_clear_error_but_mirrored_against_a_real_reference(webnlg):
+    refs = [["x | y | z"]]
+    # Against a real reference, a triple without ' | ' counts as empty, as in the official script ...
+    result = webnlg.compute(predictions=[["x|y|z"]], references=refs)
+    assert result["Total_scores"]["Exact"]["Missed"] == 3 and result["Total_scores"]["Exact"]["F1"] == 0
+    # ... against padding (more candidates than references) no official run is recorded: refused.
+    with pytest.raises(ValueError, match=r"entry 0: .*candidate triple 1 'x\|y\|z'.*padded reference"):
+        webnlg.compute(predictions=[["x | y | z", "x|y|z"]], references=refs)
+
+
+@pytest.mark.parametrize(
+    "candidate, f1",
+    [  # the metric card's worked examples: Ent_type, Partial, Strict, Exact
+        ("Alan_Bean | occupation | Test_pilot_school", (1.0, 5 / 6, 2 / 3, 2 / 3)),
+        ("Test_pilot | occupation | Alan_Bean", (1 / 3, 1.0, 1 / 3, 1.0)),
+        ("Alan_Bean | occupation | Pilot", (2 / 3, 2 / 3, 2 / 3, 2 / 3)),
+    ],
+)
+def test_metric_card_worked_examples(webnlg, candidate, f1):
+    result = webnlg.compute(predictions=[[candidate]], references=[["Alan_Bean | occupation | Test_pilot"]])
+    got = tuple(result["Total_scores"][scheme]["F1"] for scheme in ("Ent_type", "Partial", "Strict", "Exact"))
+    assert got == pytest.approx(f1, abs=1e-15)
