@@ -8,11 +8,19 @@ import datasets
 import numpy as np
 import pytest
 
+import json
+
 from benchscore.mctaco import scoring as mctaco_scoring
 from benchscore.mctaco import trainer as mctaco_trainer
+from benchscore.tempbench_trp import loader as tempbench_loader
+from benchscore.tempbench_trp import scoring as tempbench_scoring
+from benchscore.tempbench_trp import trainer as tempbench_trainer
 from benchscore.tsver import loader as tsver_loader
 from benchscore.tsver import scoring as tsver_scoring
 from benchscore.tsver import trainer as tsver_trainer
+from benchscore.webnlg_rdf import scoring as webnlg_scoring
+from benchscore.webnlg_rdf import trainer as webnlg_trainer
+from conftest import METRICS
 from conftest import load_metric
 from conftest import shared_path
 
@@ -194,6 +202,99 @@ def test_tsver_misaligned_or_malformed_predictions_are_clear_errors():
         tsver_trainer.compute_metrics_for(rows, compute_kwargs={"ev2r_judge": lambda *args: {}})
     with pytest.raises(ValueError, match="2 predicted_time_series for 5 claims"):
         tsver_trainer.compute_metrics_for(rows, predicted_time_series=[None, None])
+
+
+# ---------------------------------------------------------------- TempBench and WebNLG: decode functions
+
+def row_numbers(n):
+    """Stand-in model output: each row's own number, so a decode function can check what it is given."""
+    return np.arange(n).reshape(n, 1)
+
+
+def decoder(per_row, calls):
+    def decode(predictions, indices):
+        assert list(predictions[:, 0]) == list(indices)  # the rows it is given are the rows it is told
+        calls.append(list(indices))
+        return [per_row[i] for i in indices]
+
+    return decode
+
+
+@pytest.mark.parametrize("batch_size", [1, 3, 4])
+def test_tempbench_whole_set_and_batches_equal_the_pure_function(batch_size):
+    examples = METRICS / "tempbench_trp" / "examples"
+    questions = tempbench_loader.load_tempbench(examples / "questions.jsonl")
+    evidence = {line["id"]: line["evidence"] for line in map(json.loads, open(examples / "evidence.jsonl"))}
+    per_row = [evidence[qid] for qid in questions["id"]]
+    calls = []
+    compute_metrics = tempbench_trainer.compute_metrics_for(questions, decoder(per_row, calls))
+    whole = compute_metrics(EvalPred(row_numbers(len(per_row)), None))
+    batched = run_batches(tempbench_trainer.compute_metrics_for(questions, decoder(per_row, calls)),
+                          row_numbers(len(per_row)), row_numbers(len(per_row)), batch_size)
+    assert whole == batched
+    assert calls[0] == [0, 1, 2, 3] and calls[1] == list(range(min(batch_size, 4)))
+    expected = tempbench_scoring.score(tempbench_loader.read_questions(examples / "questions.jsonl"), per_row)
+    assert compute_metrics.last_result == expected
+    assert whole["TRP_macro"] == expected["TRP_macro"] and whole["CCR"] == expected["CCR"]
+    for value, cell in expected["by_complexity"].items():
+        assert whole[f"by_complexity/{value}/TRP"] == cell["TRP"]
+    assert not any(isinstance(value, (dict, list)) for value in whole.values())
+
+
+def test_tempbench_bad_decode_is_a_clear_error():
+    examples = METRICS / "tempbench_trp" / "examples"
+    questions = tempbench_loader.load_tempbench(examples / "questions.jsonl")
+    compute_metrics = tempbench_trainer.compute_metrics_for(questions, lambda predictions, indices: [[]])
+    with pytest.raises(ValueError, match=r"decode returned 1 items for rows 0\.\.3; expected a list of 4"):
+        compute_metrics(EvalPred(row_numbers(4), None))
+    with pytest.raises(ValueError, match="has no column.*t_query"):
+        tempbench_trainer.compute_metrics_for(questions.remove_columns("t_query"), lambda p, i: [])
+    with pytest.raises(TypeError, match="decode must be a function"):
+        tempbench_trainer.compute_metrics_for(questions, None)
+
+
+WEBNLG_ENTRIES = {
+    "references": [["Alan_Bean | occupation | Test_pilot"],
+                   ["Aarhus | leader | Jacob_Bundsgaard", "Aarhus | country | Denmark"],
+                   ["Alan_Bean | birthPlace | Wheeler,_Texas"],
+                   ["Ajax | ground | Amsterdam_Arena", "Ajax | league | Eredivisie", "Ajax | manager | Frank_de_Boer"]],
+    "category": ["Astronaut", "City", "Astronaut", "SportsTeam"],
+}
+WEBNLG_DECODED = [["Alan_Bean | occupation | Test_pilot_school"],
+                  ["Aarhus | country | Denmark"],
+                  [],
+                  ["Ajax | ground | Amsterdam_Arena", "Ajax | league | Eredivisie", "Ajax | coach | Frank_de_Boer"]]
+
+
+@pytest.mark.parametrize("batch_size", [1, 2, 4])
+def test_webnlg_whole_set_and_batches_equal_the_pure_function(batch_size):
+    entries = datasets.Dataset.from_dict(WEBNLG_ENTRIES)
+    calls = []
+    compute_metrics = webnlg_trainer.compute_metrics_for(entries, decoder(WEBNLG_DECODED, calls))
+    whole = compute_metrics(EvalPred(row_numbers(4), None))
+    batched = run_batches(webnlg_trainer.compute_metrics_for(entries, decoder(WEBNLG_DECODED, calls)),
+                          row_numbers(4), row_numbers(4), batch_size)
+    assert whole == batched
+    stats = [webnlg_scoring.entry_stats(refs, cands, entry=i)
+             for i, (refs, cands) in enumerate(zip(WEBNLG_ENTRIES["references"], WEBNLG_DECODED))]
+    expected = webnlg_scoring.aggregate(stats)
+    assert compute_metrics.last_result == {**expected, "signature": whole["signature"]}
+    assert whole["Total_scores/Exact/F1"] == expected["Total_scores"]["Exact"]["F1"]
+    assert whole["Scores_per_tag/Predicates/Strict/Missed"] == expected["Scores_per_tag"]["Predicates"]["Strict"]["Missed"]
+    assert whole["Exact_match/F1"] == expected["Exact_match"]["F1"]
+    assert 0 < whole["Total_scores/Exact/F1"] < 1
+
+
+def test_webnlg_breakdown_is_flattened():
+    entries = datasets.Dataset.from_dict(WEBNLG_ENTRIES)
+    compute_metrics = webnlg_trainer.compute_metrics_for(entries, decoder(WEBNLG_DECODED, []), breakdown=True)
+    metrics = run_batches(compute_metrics, row_numbers(4), row_numbers(4), 3)
+    nested = compute_metrics.last_result["extension_per_category"]
+    assert metrics["extension_per_category/Astronaut/Total_scores/Strict/F1"] == nested["Astronaut"]["Total_scores"]["Strict"]["F1"]
+    assert metrics["extension_per_size/3/Exact_match/F1"] == compute_metrics.last_result["extension_per_size"][3]["Exact_match"]["F1"]
+    assert "breakdown:yes" in metrics["signature"]
+    with pytest.raises(ValueError, match=r"has no column\(s\) \['category'\]"):
+        webnlg_trainer.compute_metrics_for(entries.remove_columns("category"), lambda p, i: [], breakdown=True)
 
 
 def test_helpers_accept_a_preloaded_module():

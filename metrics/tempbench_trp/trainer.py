@@ -1,0 +1,144 @@
+"""TempBench inside a `transformers.Trainer`: a `compute_metrics` for a model whose output decodes to evidence.
+
+    from benchscore.tempbench_trp.loader import load_tempbench
+    from benchscore.tempbench_trp.trainer import compute_metrics_for
+    questions = load_tempbench("benchmark_labelled.jsonl", split="test")   # one row per question
+
+    def decode(predictions, indices):        # the model's output rows -> evidence per question
+        texts = tokenizer.batch_decode(np.where(predictions < 0, tokenizer.pad_token_id, predictions),
+                                       skip_special_tokens=True)
+        return [parse_my_triples(text) for text in texts]   # [(s, r, o, t_start, t_end), ...] each
+
+    trainer = Seq2SeqTrainer(model, Seq2SeqTrainingArguments(..., predict_with_generate=True),
+                             eval_dataset=tokenized_questions,
+                             compute_metrics=compute_metrics_for(questions, decode))
+    trainer.evaluate()     # {"eval_TRP_macro": ..., "eval_TRP_micro": ..., "eval_CCR": ..., ...}
+
+TempBench scores the evidence retrieved per question, so the model's output must first become
+structures: `decode(predictions, indices)` gets the Trainer's predictions for some rows (a numpy
+array, or a tuple of arrays if the model returns several outputs; padding may be -100) and their
+row numbers in the eval dataset (a `range`, e.g. to look up a question's candidate triples), and
+returns one evidence list per row: dicts with s, r, o (or s_id, r_id, o_id for the "id" space),
+t_start, t_end, or 5-tuples, in rank order. The gold side (S_star, t_query, complexity,
+operator_type, id) is read here from the eval dataset, in order: pass the dataset the Trainer
+evaluates (before or after tokenization, same rows, unshuffled).
+
+Works both ways, with the same numbers: `compute_metrics(eval_pred)` for the whole eval set, and
+`TrainingArguments(batch_eval_metrics=True)` (per batch `add_batch`, then `compute()` on the last;
+the Trainer calls it only when the eval dataset has labels).
+
+For logging, nested dicts (by_complexity, by_operator) are flattened with "/", e.g.
+"by_complexity/1hop/TRP"; numbers, None and the signature string stay. The full result of the last
+evaluation is kept in `.last_result`. transformers is not imported here.
+"""
+
+import os
+
+import numpy as np
+
+from .loader import metric_inputs
+
+
+def _load_module(config_name):
+    import evaluate  # lazily: the pure scoring must not need it
+
+    return evaluate.load(os.path.dirname(os.path.abspath(__file__)), config_name)
+
+
+def to_numpy(array):
+    """numpy from what the Trainer passes (numpy, torch tensors in batch mode); tuples stay tuples."""
+    if isinstance(array, (tuple, list)):
+        return tuple(to_numpy(part) for part in array)
+    if hasattr(array, "detach"):  # torch.Tensor, without importing torch
+        array = array.detach().cpu().numpy()
+    return np.asarray(array)
+
+
+def flatten_for_logging(result, prefix=""):
+    """Nested dicts flattened with "/"; lists (too big to log) dropped; numbers, strings and None kept."""
+    flat = {}
+    for key, value in result.items():
+        if isinstance(value, dict):
+            flat.update(flatten_for_logging(value, f"{prefix}{key}/"))
+        elif not isinstance(value, (list, tuple)):
+            flat[f"{prefix}{key}"] = value
+    return flat
+
+
+class TempbenchComputeMetrics:
+    """The `compute_metrics` callable; build it with `compute_metrics_for`."""
+
+    def __init__(self, eval_dataset, decode, metric=None, config_name=None, compute_kwargs=None):
+        if not callable(decode):
+            raise TypeError(f"decode must be a function (predictions, indices) -> evidence per row, found {decode!r}")
+        missing = [c for c in ("S_star", "t_query") if c not in eval_dataset.column_names]
+        if missing:
+            raise ValueError(f"the eval dataset has no column(s) {missing} (it has {eval_dataset.column_names}); "
+                             f"expected the questions as from benchscore.tempbench_trp.loader.load_tempbench")
+        optional = [c for c in ("complexity", "operator_type", "id") if c not in eval_dataset.column_names]
+        self.gold = metric_inputs(_with_columns(eval_dataset, optional))  # references, t_query, ...
+        self.n_rows = len(eval_dataset)
+        self.decode = decode
+        self.metric = _load_module(config_name) if metric is None else metric
+        self.compute_kwargs = dict(compute_kwargs or {})
+        self.last_result = None
+        self._offset = 0  # rows already added in batch mode
+
+    def _inputs(self, eval_pred, start):
+        predictions = to_numpy(eval_pred.predictions)
+        n = len(predictions[0] if isinstance(predictions, tuple) else predictions)
+        stop = start + n
+        if stop > self.n_rows:
+            raise ValueError(f"the Trainer gave {n} predictions for rows {start}..{stop - 1}, but the eval dataset "
+                             f"has {self.n_rows} rows; pass this helper the same dataset as Trainer(eval_dataset=...)")
+        evidence = self.decode(predictions, range(start, stop))
+        if not isinstance(evidence, (list, tuple)) or len(evidence) != n:
+            found = f"{len(evidence)} items" if isinstance(evidence, (list, tuple)) else type(evidence).__name__
+            raise ValueError(f"decode returned {found} for rows {start}..{stop - 1}; expected a list of {n} "
+                             f"evidence lists, one per row")
+        return {"predictions": list(evidence), **{name: column[start:stop] for name, column in self.gold.items()}}
+
+    def __call__(self, eval_pred, compute_result=None):
+        if compute_result is None:  # the whole eval set at once
+            inputs = self._inputs(eval_pred, 0)
+            if len(inputs["predictions"]) != self.n_rows:
+                raise ValueError(f"the Trainer gave {len(inputs['predictions'])} predictions for an eval dataset of "
+                                 f"{self.n_rows} rows; pass this helper the same dataset as Trainer(eval_dataset=...)")
+            return self._finish(self.metric.compute(**inputs, **self.compute_kwargs))
+        inputs = self._inputs(eval_pred, self._offset)
+        self.metric.add_batch(**inputs)
+        self._offset += len(inputs["predictions"])
+        if not compute_result:
+            return {}
+        rows, self._offset = self._offset, 0
+        if rows != self.n_rows:
+            raise ValueError(f"the last batch ended at row {rows} of an eval dataset of {self.n_rows} rows")
+        return self._finish(self.metric.compute(**self.compute_kwargs))
+
+    def _finish(self, result):
+        self.last_result = result
+        return flatten_for_logging(result)
+
+
+def _with_columns(dataset, names):
+    """The dataset with the optional question columns it lacks added as None."""
+    for name in names:
+        dataset = dataset.add_column(name, [None] * len(dataset))
+    return dataset
+
+
+def compute_metrics_for(eval_dataset, decode, metric=None, config_name=None, compute_kwargs=None):
+    """A `compute_metrics` for `Trainer` scoring retrieved evidence with TempBench TRP/CCR (reference numbers).
+
+    Args:
+        eval_dataset: the questions in the Trainer's order (S_star, t_query; complexity,
+            operator_type and id when present), before or after tokenization.
+        decode: (predictions, indices) -> one evidence list per row (see the module docstring).
+        metric: an evaluate module to use (e.g. one loaded with `num_process`/`process_id`);
+            default: this folder's module with `config_name`.
+        config_name: "label" (default) or "id", the triple space of the decoded evidence.
+        compute_kwargs: keyword arguments for the module's `compute`, e.g. {"top_k": 10}.
+    Returns:
+        a callable for `Trainer(compute_metrics=...)`, with or without `batch_eval_metrics`.
+    """
+    return TempbenchComputeMetrics(eval_dataset, decode, metric, config_name, compute_kwargs)
