@@ -98,10 +98,11 @@ def chromium():
 class Page:
     """The few interactions the Space tests need, each waiting until the page has reacted."""
 
-    def __init__(self, driver, url):
+    def __init__(self, driver, url, ready="#results"):
+        """Opens `url` and waits for the element `ready` (every app has a #results table)."""
         self.driver = driver
         self.driver.get(url)
-        self.wait_for(lambda: self.driver.find_elements("css selector", "gradio-app .gradio-container button"))
+        self.wait_for(lambda: self.find_all(ready), f"{ready} on {url}")
 
     def wait_for(self, condition, what="the page", timeout=WAIT):
         deadline = time.monotonic() + timeout

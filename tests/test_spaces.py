@@ -11,6 +11,10 @@ import browser
 
 from benchscore.mctaco import loader as mctaco_loader
 from benchscore.mctaco import scoring as mctaco_scoring
+from benchscore.tempbench_trp import scoring as tempbench_scoring
+
+# gradio's queue uses pandas options that pandas 3 deprecates: its warnings, not ours.
+pytestmark = pytest.mark.filterwarnings("ignore::Warning:gradio.queueing")
 
 MCTACO_EXAMPLES = browser.METRICS / "mctaco" / "examples"
 
@@ -42,7 +46,7 @@ def test_mctaco_space(driver, tmp_path):
     with browser.serve(browser.load_app("mctaco")) as url:
         page = browser.Page(driver, url)
         assert "official metrics are per" in page.find("body").text  # the card's summary
-        page.click_text("example.tsv", "#examples td")
+        page.click_text("Bundled example", "#examples button")
         headers, shown = page.wait_for_table("results", len(expected))
         assert headers == ["slice", "questions", "EM", "F1"]
         assert shown == expected
@@ -58,3 +62,35 @@ def test_mctaco_space(driver, tmp_path):
         assert "malformed.tsv: line 2 has 3 tab-separated fields; expected 5" in message
         assert "Traceback" not in message and str(tmp_path) not in message
         page.screenshot("space-mctaco-error.png")
+
+
+def test_tempbench_space(driver, tmp_path):
+    examples = browser.METRICS / "tempbench_trp" / "examples"
+    result = tempbench_scoring.score_jsonl(examples / "questions.jsonl", examples / "evidence.jsonl")
+    number = repr  # the app shows every digit
+    expected = [["all questions", str(result["n_questions"]), number(result["TRP_macro"]), number(result["TRP_micro"]),
+                 number(result["CCR"]), number(result["coverage"])]]
+    for field in tempbench_scoring.SLICES:
+        for value, cell in result[f"by_{field}"].items():
+            expected.append([f"{field}: {value}", str(cell["n"]), number(cell["TRP"]), "", number(cell["CCR"]), ""])
+    malformed = tmp_path / "run.jsonl"
+    malformed.write_text('{"id": "ex-1", "evidence": []}\n{"id": "ex-2", "evidence": [\n')
+
+    with browser.serve(browser.load_app("tempbench_trp")) as url:
+        page = browser.Page(driver, url)
+        assert "Temporal Retrieval Precision" in page.find("body").text  # the card's summary
+        page.click_text("Bundled example", "#examples button")
+        headers, shown = page.wait_for_table("results", len(expected))
+        assert headers == ["slice", "questions", "TRP", "TRP_micro", "CCR", "coverage"]
+        assert shown == expected
+        assert page.value("signature") == result["signature"]
+        wait_for_chart(page)
+        page.screenshot("space-tempbench_trp.png")
+
+        page = browser.Page(driver, url)
+        page.upload("questions-file", examples / "questions.jsonl")
+        page.upload("evidence-file", malformed)
+        page.click_text("Score files")
+        message = page.error_text()
+        assert "run.jsonl line 2: not valid JSON" in message
+        assert "Traceback" not in message and str(tmp_path) not in message

@@ -174,7 +174,8 @@ def build_demo():
                     fn=score_files,
                     run_on_click=True,
                     cache_examples=False,
-                    label="Example: click to score the bundled files",
+                    label="Example: click to score it",
+                    example_labels=["Bundled example: 5 questions, 13 candidates"],
                     elem_id="examples",
                 )
             with gr.Tab("Paste text"):
