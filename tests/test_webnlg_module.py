@@ -3,6 +3,7 @@
 import json
 import math
 
+import evaluate
 import pytest
 
 from benchscore.webnlg_rdf import cli
@@ -102,12 +103,43 @@ def test_signature_names_every_option(webnlg, webnlg_breakdown):
     split = webnlg_breakdown.compute(predictions=[["a | b | c"]], references=[["a | b | c"]], category=["X"])[
         "signature"
     ]
-    assert plain.startswith("webnlg_rdf|version:")
-    for option in ("tokenizer:nltk-3.4.5-punkt", "counting:nervaluate-0.1.7"):
-        assert option in plain
-    assert plain.endswith("|breakdown:no") and split.endswith("|breakdown:yes")
+    prefix = f"webnlg_rdf|version:{scoring.METRIC_VERSION}|tokenizer:nltk-3.4.5-punkt|counting:nervaluate-0.1.7"
+    assert plain == prefix + "|breakdown:no" and split == prefix + "|breakdown:yes"
     # the CLI prints the same signature for the same settings
     assert cli.signature([]) == plain and cli.signature(["size"]) == split
+
+
+TINY_METRIC = """
+import datasets
+import evaluate
+
+
+class TripleCount(evaluate.Metric):
+    def _info(self):
+        strings = datasets.List(datasets.Value("string"))
+        return evaluate.MetricInfo(
+            description="", citation="", inputs_description="",
+            features=datasets.Features({"predictions": strings, "references": strings}),
+        )
+
+    def _compute(self, predictions, references):
+        return {"n_predicted": sum(map(len, predictions))}
+"""
+
+
+def test_combine_with_another_module(tmp_path, webnlg, webnlg_breakdown):
+    # Why category is a configuration's feature: evaluate.combine sends compute() keywords to every
+    # module, but add_batch() only the features each module declares.
+    (tmp_path / "triple_count").mkdir()
+    (tmp_path / "triple_count" / "triple_count.py").write_text(TINY_METRIC)
+    other = evaluate.load(str(tmp_path / "triple_count"))
+    batch = {"predictions": [["a | b | c"], []], "references": [["a | b | c"], ["x | y | z"]]}
+    plain = evaluate.combine([webnlg, other]).compute(**batch)
+    assert plain["n_predicted"] == 1 and plain["Total_scores"]["Exact"]["Correct"] == 3
+    combined = evaluate.combine([webnlg_breakdown, other])
+    combined.add_batch(**batch, category=["A", "B"])
+    result = combined.compute()
+    assert result["n_predicted"] == 1 and list(result["extension_per_category"]) == ["A", "B"]
 
 
 def test_breakdown_groups_equal_scoring_each_group_alone(webnlg, webnlg_breakdown, bt5_first100):
