@@ -26,6 +26,7 @@ A sample where a number is undefined (a 0/0, e.g. no item of the slice counted) 
 left out of that number's interval and p-value; `n_defined` says how many samples counted.
 """
 
+import json
 import math
 import numbers
 
@@ -48,10 +49,9 @@ def check_options(n_resamples, seed, level):
         raise ValueError(f"confidence level must be a number strictly between 0 and 1 (e.g. 0.95), found {level!r}")
 
 
-def signature_part(n_resamples, seed, level=None):
-    """`bootstrap:<R>|seed:<seed>[|confidence:<level>]`, to append to a result's signature."""
-    part = f"bootstrap:{n_resamples}|seed:{seed}"
-    return part if level is None else f"{part}|confidence:{level}"
+def signature_part(n_resamples, seed, level):
+    """`bootstrap:<R>|seed:<seed>|confidence:<level>`, to append to a result's signature."""
+    return f"bootstrap:{n_resamples}|seed:{seed}|confidence:{level}"
 
 
 def as_values(rows, n_columns):
@@ -270,8 +270,6 @@ def report_comparison(args, stats, confidence_intervals, paired_test, signature)
     `stats`: per-item statistics of each --predictions file; `confidence_intervals(stats, ...)`
     and `paired_test(stats_a, stats_b, ...)` are the benchmark's; `signature` its scorer's.
     """
-    import json
-
     options = (args.n_resamples, args.seed, args.confidence)
     check_options(*options)
     signature = f"{signature}|{signature_part(*options)}"
