@@ -12,6 +12,8 @@ import browser
 from benchscore.mctaco import loader as mctaco_loader
 from benchscore.mctaco import scoring as mctaco_scoring
 from benchscore.tempbench_trp import scoring as tempbench_scoring
+from benchscore.webnlg_rdf import loader as webnlg_loader
+from benchscore.webnlg_rdf import scoring as webnlg_scoring
 
 # gradio's queue uses pandas options that pandas 3 deprecates: its warnings, not ours.
 pytestmark = pytest.mark.filterwarnings("ignore::Warning:gradio.queueing")
@@ -93,4 +95,50 @@ def test_tempbench_space(driver, tmp_path):
         page.click_text("Score files")
         message = page.error_text()
         assert "run.jsonl line 2: not valid JSON" in message
+        assert "Traceback" not in message and str(tmp_path) not in message
+
+
+def test_webnlg_space(driver, tmp_path):
+    examples = browser.METRICS / "webnlg_rdf" / "examples"
+    references = webnlg_loader.read_references(examples / "refs.xml")
+    candidates = webnlg_loader.read_candidates(examples / "cands.xml")
+    stats = [webnlg_scoring.entry_stats(r["triples"], c["triples"]) for r, c in zip(references, candidates)]
+    result = webnlg_scoring.aggregate(stats)
+    expected = []
+    for title, schemes in [("Total_scores", result["Total_scores"]), *result["Scores_per_tag"].items()]:
+        for scheme in webnlg_scoring.SCHEMES:
+            cell = schemes[scheme]
+            expected.append([title, scheme, *(repr(cell[rate]) for rate in ("Precision", "Recall", "F1")),
+                             *(str(cell[kind]) for kind in ("Correct", "Incorrect", "Partial", "Missed", "Spurious"))])
+    expected.append(["Exact_match", "", *(repr(result["Exact_match"][rate]) for rate in ("Precision", "Recall", "F1")),
+                     "", "", "", "", ""])
+    by_category = webnlg_scoring.breakdown(stats, [r["category"] for r in references])
+    expected_breakdown = [
+        [f"category: {group}", *(repr(sub["Total_scores"][scheme]["F1"]) for scheme in webnlg_scoring.SCHEMES),
+         repr(sub["Exact_match"]["F1"])]
+        for group, sub in by_category.items()
+    ]
+    # An entity declaration: the loader refuses it (no entity expansion, no external files).
+    malformed = tmp_path / "cands.xml"
+    malformed.write_text('<?xml version="1.0"?>\n<!DOCTYPE b [<!ENTITY lol "lol">]>\n<benchmark>&lol;</benchmark>\n')
+
+    with browser.serve(browser.load_app("webnlg_rdf")) as url:
+        page = browser.Page(driver, url)
+        assert "subject | predicate | object" in page.find("body").text  # the card's summary
+        page.click_text("Bundled example", "#examples button")
+        headers, shown = page.wait_for_table("results", len(expected))
+        assert headers[:5] == ["scores", "scheme", "Precision", "Recall", "F1"]
+        assert shown == expected
+        headers, shown = page.wait_for_table("breakdown", 2 * len(expected_breakdown))  # per category, per size
+        assert shown[: len(expected_breakdown)] == expected_breakdown
+        assert page.value("signature").endswith("|breakdown:yes")
+        wait_for_chart(page)
+        page.screenshot("space-webnlg_rdf.png")
+
+        page = browser.Page(driver, url)
+        page.upload("references-file", examples / "refs.xml")
+        page.upload("candidates-file", malformed)
+        page.click_text("Score files")
+        message = page.error_text()
+        assert "cands.xml: refused to parse an entity declaration" in message
         assert "Traceback" not in message and str(tmp_path) not in message
