@@ -38,6 +38,10 @@ the best one-to-one candidate/reference assignment is chosen (shorter side padde
 triples), and the selected pairs are summed (counts) and averaged (Precision, Recall, F1).
 `Exact_match` is a macro average, over every distinct lower-cased triple string, of full-string P/R/F1.
 See the metric card (README.md) for the exact definitions and the quirks.
+
+Fast path: `evaluate` round-trips every triple string through Arrow. For large inputs, call the pure
+functions of this folder directly, with the same numbers: `scoring.score(references_per_entry,
+candidates_per_entry)`, or `scoring.entry_stats` per entry and `scoring.aggregate` over them.
 """
 
 _KWARGS_DESCRIPTION = """
@@ -86,7 +90,8 @@ Examples:
     >>> {scheme: round(s["F1"], 4) for scheme, s in results["Total_scores"].items()}
     {'Ent_type': 1.0, 'Partial': 0.8333, 'Strict': 0.6667, 'Exact': 0.6667}
 
-    Streaming with `add_batch` gives the same numbers as one `compute`:
+    Streaming: `add_batch` accumulates entries (here a second entry with no predicted triple, whose
+    three reference elements are missed) and `compute()` scores them all, as one `compute` would:
 
     >>> for batch_preds, batch_refs in [(preds, refs), ([[]], [["Alan_Bean | birthPlace | Wheeler,_Texas"]])]:
     ...     webnlg.add_batch(predictions=batch_preds, references=batch_refs)
