@@ -267,7 +267,8 @@ def test_wrong_types_and_entry_counts():
 # The assignment search
 # ---------------------------------------------------------------------------------------------
 def brute_force(scores):
-    """The official loop: the first permutation whose float sum (candidate order) is the largest."""
+    """The official loop, written independently: the first permutation whose float sum (candidate
+    order) is the largest."""
     best_sum, best = None, None
     for perm in itertools.permutations(range(len(scores))):
         total = 0
@@ -302,15 +303,17 @@ def test_assignment_equals_brute_force_on_random_small_entries():
     for trial in range(400):
         k = 8 if trial < 6 else rng.randint(1, 7)
         scores = random_scores(rng, k)
-        assert best_assignment(scores) == brute_force(scores), scores
+        want = brute_force(scores)
+        assert scoring.search_assignment(scores) == want, scores  # the search, at every size
+        assert best_assignment(scores) == want, scores  # what entries use (the loop for k <= 5)
 
 
 def test_assignment_float_order_tie_break():
     """Equal exact sums, different float sums: 0.1 + 0.2 + 0.3 > 0.3 + 0.2 + 0.1 in floats."""
     scores = [[0.3, 0.1, 0.0], [0.2, 0.2, 0.0], [0.0, 0.0, 0.0]]
     scores[2] = [0.1, 0.3, 0.0]
-    assert best_assignment(scores) == brute_force(scores)
-    assert best_assignment([[0.5, 0.5], [0.5, 0.5]]) == (0, 1)  # ties: the first permutation
+    assert scoring.search_assignment(scores) == brute_force(scores) == best_assignment(scores)
+    assert scoring.search_assignment([[0.5, 0.5], [0.5, 0.5]]) == (0, 1)  # ties: the first permutation
 
 
 def test_twenty_candidate_entry_is_scored_exactly():

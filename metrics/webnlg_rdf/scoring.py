@@ -43,12 +43,14 @@ against a real reference counts as an empty triple; a one-part reference counts 
 beyond the third are ignored.
 """
 
+import itertools
 import math
 import re
 import string
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
@@ -371,8 +373,7 @@ def _rates(correct, incorrect, partial, missed, spurious, half_partial):
     return precision, recall, f1
 
 
-@dataclass(frozen=True)
-class PairResult:
+class PairResult(NamedTuple):
     """One (reference, candidate) pair: counts[group][scheme][kind] and rates[group][scheme][P, R, F1]
     as flat tuples, and the official pair score (mean F1 of the four schemes, over all tags)."""
 
@@ -381,28 +382,52 @@ class PairResult:
     score: float
 
 
-@lru_cache(maxsize=1 << 17)
-def pair_result(ref, cand):
-    """Score one pair of *normalised* triple strings ('' = padding)."""
-    counts = _count(*_pair_spans(ref, cand))
+@lru_cache(maxsize=1 << 12)  # pairs repeat the same count patterns (e.g. all missed and spurious)
+def _pair_rates(counts):
     rates = []
     for at in range(0, len(counts), 5):
         rates.extend(_rates(*counts[at : at + 5], at % 20 < 10))  # half_partial for Ent_type, Partial
+    return tuple(rates)
+
+
+@lru_cache(maxsize=1 << 17)
+def pair_result(ref, cand):
+    """Score one pair of *normalised* triple strings ('' = padding)."""
+    counts = tuple(_count(*_pair_spans(ref, cand)))
+    rates = _pair_rates(counts)
     # statistics.mean of the four F1s is exactly rounded; fsum / 4 is the same float.
-    score = math.fsum(rates[2:12:3]) / 4
-    return PairResult(tuple(counts), tuple(rates), score)
+    return PairResult(counts, rates, math.fsum(rates[2:12:3]) / 4)
 
 
 # =============================================================================================
 # 6. The assignment: the first permutation (lexicographic) with the largest float sum
 # =============================================================================================
 _EPS = 1e-9
+_SMALL = 5  # up to 5! = 120 permutations the official loop itself is the cheapest exact method
 
 
 def best_assignment(scores):
     """`assignment[c]` = column for row c maximising `s = 0; for c: s += scores[c][assignment[c]]`
     (float, in row order) -- the first such permutation in lexicographic order, i.e. exactly what
-    the official `for perm in itertools.permutations(range(k)): if s > best` loop selects.
+    the official `for perm in itertools.permutations(range(k)): if s > best` loop selects. Small
+    entries run that loop; larger ones the exact search of `search_assignment`."""
+    return official_assignment(scores) if len(scores) <= _SMALL else search_assignment(scores)
+
+
+def official_assignment(scores):
+    """The official loop: permutations in lexicographic order, float sums in row order, strict `>`."""
+    best_sum, best = None, ()
+    for perm in itertools.permutations(range(len(scores))):
+        total = 0
+        for row, column in zip(scores, perm):
+            total += row[column]
+        if best_sum is None or total > best_sum:
+            best_sum, best = total, perm
+    return best
+
+
+def search_assignment(scores):
+    """`best_assignment` by a pruned depth-first search: the same permutation as the official loop.
 
     Exactness. Depth-first search over rows in order, columns in increasing order, accepting a leaf
     only if its float sum (accumulated in the same order as the official) is > the best so far:

@@ -122,14 +122,22 @@ _CONTRACTIONS = [  # MacIntyre's CONTRACTIONS2 then CONTRACTIONS3, as in 3.4.5
 ]
 
 
+_PLAIN = re.compile(r"(?:[^\W_]|\s)*")  # letters, digits and white space only
+
+
 def _treebank_words(sentence):
     """nltk 3.4.5's improved `TreebankWordTokenizer().tokenize(sentence)` (no parenthesis conversion)."""
     text = sentence
-    for regexp, substitution in _STARTING_QUOTES + _PUNCTUATION + [_PARENS_BRACKETS, _DOUBLE_DASHES]:
-        text = regexp.sub(substitution, text)
+    # A shortcut: on letters, digits and white space only the contraction rules can fire (every
+    # other rule needs a quote, an apostrophe, punctuation or a bracket), and most elements are such.
+    plain = _PLAIN.fullmatch(text)
+    if not plain:
+        for regexp, substitution in _STARTING_QUOTES + _PUNCTUATION + [_PARENS_BRACKETS, _DOUBLE_DASHES]:
+            text = regexp.sub(substitution, text)
     text = " " + text + " "
-    for regexp, substitution in _ENDING_QUOTES:
-        text = regexp.sub(substitution, text)
+    if not plain:
+        for regexp, substitution in _ENDING_QUOTES:
+            text = regexp.sub(substitution, text)
     for regexp in _CONTRACTIONS:
         text = regexp.sub(r" \1 \2 ", text)
     return text.split()
@@ -137,6 +145,8 @@ def _treebank_words(sentence):
 
 @lru_cache(maxsize=1 << 16)
 def _tokens(text):
+    if _PLAIN.fullmatch(text):  # a shortcut: without . ? ! punkt cannot split
+        return tuple(_treebank_words(text))
     return tuple(word for sentence in _sentences(text) for word in _treebank_words(sentence))
 
 

@@ -1,0 +1,123 @@
+"""WebNLG+ 2020 text-to-RDF speed: every full submission scored from scratch, and the assignment search.
+
+    python scripts/bench_webnlg.py                       # 4 English + 2 Russian submissions (~30 s)
+    python scripts/bench_webnlg.py --only en/bt5 en/baseline
+
+Everything runs in this one process, on one core (CPU time), with the scorer's caches cleared
+before each submission, so each number is what a fresh `benchscore webnlg REF CAND` pays after
+start-up:
+- read: both XML files parsed; score: `entry_stats` for every entry (all k x k pairs and the exact
+  assignment) plus `aggregate`; entries/s; and, for scale only, the official script's CPU seconds
+  recorded on another machine (../shared/data/webnlg/expected/README.md).
+- assignment: our exact search against the official loop (`itertools.permutations`, first maximal
+  float sum) timed here on the same score matrices, as a ratio: on every entry of the submission
+  with 5 < k <= 8 (k <= 5 runs the loop itself; k = 9, 10 cost the loop minutes each), then on
+  entries of 12 and 20 candidate triples that the loop cannot do at all (ours alone).
+Data: ../shared (BENCHSCORE_SHARED overrides); a missing file is skipped.
+"""
+
+import argparse
+import os
+import pathlib
+import random
+import time
+
+from benchscore.webnlg_rdf import scoring
+from benchscore.webnlg_rdf import tokenizer
+from benchscore.webnlg_rdf.loader import read_candidates
+from benchscore.webnlg_rdf.loader import read_references
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+DATA = pathlib.Path(os.environ.get("BENCHSCORE_SHARED", REPO.parent / "shared")) / "data" / "webnlg"
+
+# submission -> (reference file, official script CPU s from expected/README.md)
+SUBMISSIONS = {
+    "en/bt5": ("en_all.xml", 139),
+    "en/cyclegt": ("en_all.xml", 1082),
+    "en/amazon_ai_shanghai": ("en_all.xml", 2913),
+    "en/baseline": ("en_all.xml", 2852),
+    "ru/bt5": ("ru_all.xml", 45),
+    "ru/baseline": ("ru_all.xml", 1630),
+}
+
+
+def clear_caches():
+    for cache in (scoring.pair_result, scoring._aligned_spans, scoring._element_tokens, tokenizer._tokens):
+        cache.cache_clear()
+
+
+def cpu(fn):
+    start = time.process_time()
+    result = fn()
+    return result, time.process_time() - start
+
+
+def score_matrix(references, candidates):
+    k = max(len(references), len(candidates))
+    refs = [scoring.normalise(t) for t in references] + [""] * (k - len(references))
+    cands = [scoring.normalise(t) for t in candidates] + [""] * (k - len(candidates))
+    return [[scoring.pair_result(r, c).score for r in refs] for c in cands]
+
+
+def bench_submission(name):
+    ref_file, official_cpu = SUBMISSIONS[name]
+    ref_path, cand_path = DATA / "references" / ref_file, DATA / "submissions" / name / "all.xml"
+    if not (ref_path.exists() and cand_path.exists()):
+        print(f"{name:24s} skipped: {cand_path} not available")
+        return
+    clear_caches()
+    (references, candidates), t_read = cpu(lambda: (
+        [r["triples"] for r in read_references(ref_path)], [c["triples"] for c in read_candidates(cand_path)]))
+    stats, t_score = cpu(lambda: [scoring.entry_stats(r, c, entry=i)
+                                  for i, (r, c) in enumerate(zip(references, candidates))])
+    result, t_aggregate = cpu(lambda: scoring.aggregate(stats))
+    t_total = t_score + t_aggregate
+    n, k_max = len(stats), max(s.n_pairs for s in stats)
+    exact = result["Total_scores"]["Exact"]
+    print(f"{name:24s} {n:5d} entries  read {t_read:5.2f} s  score {t_total:5.2f} s  {n / t_total:7.0f} entries/s"
+          f"  (official {official_cpu:5d} CPU s: x{official_cpu / t_total:,.0f})  max k {k_max:2d}"
+          f"  Exact P/R/F1 {exact['Precision']:.4f}/{exact['Recall']:.4f}/{exact['F1']:.4f}")
+
+    # The assignment alone, our search vs the official loop, on the entries where the search is
+    # used (k > 5; smaller ones run the loop itself) and the loop can finish here (k <= 8).
+    matrices = [score_matrix(r, c) for r, c, s in zip(references, candidates, stats) if 5 < s.n_pairs <= 8]
+    if matrices:
+        ours, t_ours = cpu(lambda: [scoring.search_assignment(m) for m in matrices])
+        official, t_official = cpu(lambda: [scoring.official_assignment(m) for m in matrices])
+        assert ours == official, "assignment differs from the official loop"
+        print(f"{'':24s} assignment on the {len(matrices)} entries with 5 < k <= 8: search {t_ours * 1e3:6.1f} ms,"
+              f" official loop {t_official:6.2f} s: x{t_official / t_ours:,.0f} (identical picks)")
+
+
+def bench_large_entries():
+    """Entries the official loop cannot score: 12 and 20 candidate triples against 7 references,
+    built from real triples (right ones, near misses, and unrelated ones)."""
+    ref_path = DATA / "references" / "en_all.xml"
+    if not ref_path.exists():
+        return
+    entries = read_references(ref_path)
+    pool = [t for e in entries for t in e["triples"]]
+    rng = random.Random(0)
+    references = next(e["triples"] for e in entries if len(e["triples"]) == 7)
+    for n_candidates in (12, 20):
+        candidates = [rng.choice(references) for _ in range(n_candidates // 3)]
+        candidates += [t.replace(" | ", "_x | ", 1) for t in rng.sample(references, 3)]  # near misses
+        candidates += rng.sample(pool, n_candidates - len(candidates))
+        rng.shuffle(candidates)
+        clear_caches()
+        stats, t = cpu(lambda: scoring.entry_stats(references, candidates))
+        print(f"entry with {n_candidates} candidate triples vs 7 references: {t * 1e3:7.1f} ms "
+              f"(exact search; the official loop would enumerate {len(stats.assignment)}! permutations)")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--only", nargs="+", choices=SUBMISSIONS, default=list(SUBMISSIONS))
+    args = parser.parse_args()
+    for name in args.only:
+        bench_submission(name)
+    bench_large_entries()
+
+
+if __name__ == "__main__":
+    main()
