@@ -79,6 +79,18 @@ def test_compute_equals_official_on_real_submission(webnlg, bt5_first100):
     assert_official(official_part(webnlg.compute(predictions=cands, references=refs)), expected)
 
 
+def test_streamed_full_split_equals_official(webnlg):
+    # A whole official file through evaluate: bt5's 606 "seen" entries, in Trainer-sized batches.
+    refs, cands, _ = read_pair(
+        shared_path("data", "webnlg", "references", "en_seen.xml"),
+        shared_path("data", "webnlg", "submissions", "en", "bt5", "seen.xml"),
+    )
+    for start in range(0, len(refs), 64):
+        webnlg.add_batch(predictions=cands[start : start + 64], references=refs[start : start + 64])
+    expected = json.loads(shared_path("data", "webnlg", "expected", "en_bt5_seen.json").read_text())
+    assert_official(official_part(webnlg.compute()), expected)
+
+
 @pytest.mark.parametrize("data", ["example", "bt5_first100"])
 def test_add_batch_equals_compute_equals_pure_score(webnlg, data, request):
     refs, cands = request.getfixturevalue(data)[:2]
