@@ -5,6 +5,8 @@ scoring functions, upload a malformed file and read the message, save a screensh
 test-artifacts/. Skips with the reason where gradio, selenium or Debian's chromium is absent.
 """
 
+import warnings
+
 import pytest
 
 import browser
@@ -12,6 +14,8 @@ import browser
 from benchscore.mctaco import loader as mctaco_loader
 from benchscore.mctaco import scoring as mctaco_scoring
 from benchscore.tempbench_trp import scoring as tempbench_scoring
+from benchscore.tsver import cli as tsver_cli
+from benchscore.tsver import judges as tsver_judges
 from benchscore.webnlg_rdf import loader as webnlg_loader
 from benchscore.webnlg_rdf import scoring as webnlg_scoring
 
@@ -141,4 +145,42 @@ def test_webnlg_space(driver, tmp_path):
         page.click_text("Score files")
         message = page.error_text()
         assert "cands.xml: refused to parse an entity declaration" in message
+        assert "Traceback" not in message and str(tmp_path) not in message
+
+
+def test_tsver_space(driver, tmp_path):
+    examples = browser.METRICS / "tsver" / "examples"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the example's quirks warn; the app shows them as notes
+        result = tsver_cli.evaluate_files(examples / "gold.jsonl", examples / "predictions.jsonl",
+                                          tsver_judges.as_judge(str(examples / "ev2r.jsonl")))
+    shown_scores = {"tscs": "TSCS", "verdict_macro_f1": "Verdict F1 (macro, 4 labels)",
+                    "verdict_accuracy": "Verdict Accuracy", "ev2r_f1": "Justifications Ev2R Score"}
+    malformed = tmp_path / "preds.jsonl"
+    malformed.write_text('{"Claim": "Atlantis\'s rainfall doubled between 2000 and 2004.", "Explanation": null}\n')
+
+    with browser.serve(browser.load_app("tsver")) as url:
+        page = browser.Page(driver, url)
+        assert "verify a" in page.find("body").text  # the card's summary
+        page.click_text("Bundled example", "#examples button")
+        headers, shown = page.wait_for_table("results", 19)
+        assert headers == ["score", "value", "official table (%)"]
+        rows = {row[0]: row[1:] for row in shown}
+        for key, name in shown_scores.items():
+            assert rows[name] == [repr(result[key]), f"{100 * result[key]:.2f}"]
+        assert rows["gold claims"] == [str(result["n_claims"]), ""]
+        assert rows["verdicts matching no label"] == [str(result["n_unmatched"]), ""]
+        headers, matrix = page.wait_for_table("confusion", 4)
+        assert [[int(n) for n in row[1:]] for row in matrix] == result["confusion_matrix"]
+        assert page.value("signature") == result["signature"]
+        assert "predicted verdict 'TRUE' matches no label" in page.value("notes")
+        wait_for_chart(page)
+        page.screenshot("space-tsver.png")
+
+        page = browser.Page(driver, url)
+        page.upload("gold-file", examples / "gold.jsonl")
+        page.upload("predictions-file", malformed)
+        page.click_text("Score files")
+        message = page.error_text()
+        assert "preds.jsonl:1: prediction has no 'Verdict' key" in message
         assert "Traceback" not in message and str(tmp_path) not in message
