@@ -132,3 +132,18 @@ def test_cli_compare_errors(capsys):
                        "--evidence", str(EXAMPLES / "evidence.jsonl"), "--split", "dev"])
     assert status == 2
     assert "no question has split 'dev'" in capsys.readouterr().err
+
+
+def test_add_confidence_extends_a_result_its_slice_cells_and_its_signature():
+    questions = significance.read_questions(EXAMPLES / "questions.jsonl")
+    rows = significance.read_rows(questions, EXAMPLES / "evidence.jsonl")
+    result = scoring.score(questions, [r["evidence"] for r in scoring.iter_jsonl(EXAMPLES / "evidence.jsonl")])
+    significance.add_confidence(result, rows, 0.9, 200, 3)
+    expected = significance.confidence_intervals(rows, 200, 3, 0.9)
+    assert result["extension_confidence_intervals"] == {n: {"low": r["low"], "high": r["high"]} for n, r in expected.items()}
+    cells = significance.slice_intervals(rows, scoring.SLICES, 200, 3, 0.9)
+    for field in scoring.SLICES:
+        for value, cell in result["by_" + field].items():
+            assert cell["confidence_intervals"] == {n: {"low": r["low"], "high": r["high"]}
+                                                    for n, r in cells["by_" + field][value].items()}
+    assert result["signature"] == scoring.signature() + "|bootstrap:200|seed:3|confidence:0.9"

@@ -111,3 +111,19 @@ def test_cli_compare_refuses_unpaired_files(capsys):
                        "--predictions", str(data / "subsets" / "first100" / "cand_en_bt5.xml")])
     assert status == 2
     assert "has 100 entries and" in capsys.readouterr().err
+
+
+def test_add_confidence_extends_a_result_its_breakdowns_and_its_signature():
+    stats = entry_stats_of(ENTRIES * 2)
+    categories = ["x", "y", "x", "y", "x", "y"] * 2
+    result = scoring.aggregate(stats)
+    result["extension_per_category"] = scoring.breakdown(stats, categories)
+    result["signature"] = "webnlg_rdf|test"
+    significance.add_confidence(result, stats, 0.9, 100, 2, breakdowns={"extension_per_category": categories})
+    expected = significance.confidence_intervals(stats, 100, 2, 0.9)
+    assert result["extension_confidence_intervals"] == {n: {"low": r["low"], "high": r["high"]} for n, r in expected.items()}
+    per = significance.breakdown_intervals(stats, categories, 100, 2, 0.9)
+    for key in ("x", "y"):
+        assert result["extension_per_category"][key]["confidence_intervals"] == {
+            n: {"low": r["low"], "high": r["high"]} for n, r in per[key].items()}
+    assert result["signature"] == "webnlg_rdf|test|bootstrap:100|seed:2|confidence:0.9"

@@ -12,9 +12,7 @@ from .scoring import question_key
 from .scoring import question_stats
 from .scoring import signature
 from .scoring import to_yes
-from .significance import confidence_intervals
-from .significance import per_category_intervals
-from .significance import resampling_signature
+from .significance import add_confidence
 
 _CITATION = """\
 @inproceedings{ZKNR19,
@@ -202,15 +200,5 @@ class Mctaco(evaluate.Metric):
             result["extension_per_category"] = per_category(stats)
         result["signature"] = signature(key_source)
         if confidence is not None:
-            options = (n_resamples, seed, confidence)
-            result["extension_confidence_intervals"] = _bounds(confidence_intervals(stats, *options))
-            if categories:
-                for name, bounds in per_category_intervals(stats, *options).items():
-                    result["extension_per_category"][name]["confidence_intervals"] = _bounds(bounds)
-            result["signature"] += "|" + resampling_signature(*options)
+            add_confidence(result, stats, confidence, n_resamples, seed)
         return result
-
-
-def _bounds(intervals):
-    """{"em": {"low", "high"}, ...}: the interval without the estimate, which the result already holds."""
-    return {name: {"low": r["low"], "high": r["high"]} for name, r in intervals.items()}

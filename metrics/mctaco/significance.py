@@ -19,6 +19,7 @@ from .resampling import DEFAULT_RESAMPLES
 from .resampling import DEFAULT_SEED
 from .resampling import add_compare_options
 from .resampling import as_values
+from .resampling import bounds
 from .resampling import check_options
 from .resampling import intervals
 from .resampling import paired
@@ -92,9 +93,19 @@ def paired_test(stats_a, stats_b, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SE
                   _estimates(stats_b), n_resamples, seed, level)
 
 
-def resampling_signature(n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
-    """What to append to the signature when intervals or p-values are reported."""
-    return signature_part(n_resamples, seed, level)
+def add_confidence(result, stats, level=DEFAULT_LEVEL, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED):
+    """Adds intervals to a result dict of `stats` (as `compute` returns it) and names them in its signature.
+
+    Extension keys: "extension_confidence_intervals" {"em": {"low", "high"}, "f1": ...}, and in each
+    "extension_per_category" entry (if any) "confidence_intervals", resampled within the category.
+    """
+    options = (n_resamples, seed, level)
+    result["extension_confidence_intervals"] = bounds(confidence_intervals(stats, *options))
+    if "extension_per_category" in result:
+        for category, per in per_category_intervals(stats, *options).items():
+            result["extension_per_category"][category]["confidence_intervals"] = bounds(per)
+    result["signature"] += "|" + signature_part(*options)
+    return result
 
 
 # ------------------------------------------------------------------ `benchscore compare mctaco`

@@ -27,6 +27,7 @@ from .resampling import DEFAULT_RESAMPLES
 from .resampling import DEFAULT_SEED
 from .resampling import add_compare_options
 from .resampling import as_values
+from .resampling import bounds
 from .resampling import check_options
 from .resampling import intervals
 from .resampling import paired
@@ -112,9 +113,22 @@ def paired_test(rows_a, rows_b, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED
                   n_resamples, seed, level)
 
 
-def resampling_signature(n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
-    """What to append to the signature when intervals or p-values are reported."""
-    return signature_part(n_resamples, seed, level)
+def add_confidence(result, rows, level=DEFAULT_LEVEL, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED):
+    """Adds intervals to a result dict of `rows` (as `score` or `compute` returns it) and names them
+    in its signature.
+
+    Extension keys: "extension_confidence_intervals" {name: {"low", "high"}} per headline number,
+    and in each slice cell of the result's "by_<field>" "confidence_intervals" {"TRP", "CCR"},
+    resampled within the cell.
+    """
+    options = (n_resamples, seed, level)
+    result["extension_confidence_intervals"] = bounds(confidence_intervals(rows, *options))
+    fields = tuple(key[3:] for key in result if key.startswith("by_"))
+    for slice_name, cells in slice_intervals(rows, fields, *options).items():
+        for value, numbers in cells.items():
+            result[slice_name][value]["confidence_intervals"] = bounds(numbers)
+    result["signature"] += "|" + signature_part(*options)
+    return result
 
 
 # ------------------------------------------------------------------ `benchscore compare tempbench`

@@ -27,6 +27,7 @@ from .resampling import DEFAULT_RESAMPLES
 from .resampling import DEFAULT_SEED
 from .resampling import add_compare_options
 from .resampling import as_values
+from .resampling import bounds
 from .resampling import check_options
 from .resampling import intervals
 from .resampling import paired
@@ -161,9 +162,17 @@ def paired_test(stats_a, stats_b, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SE
                   _estimates(stats_b, names, strict, ev2r_aggregation), n_resamples, seed, level)
 
 
-def resampling_signature(n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
-    """What to append to the signature when intervals or p-values are reported."""
-    return signature_part(n_resamples, seed, level)
+def add_confidence(result, stats, level=DEFAULT_LEVEL, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED,
+                   strict=False, ev2r_aggregation="tsver"):
+    """Adds intervals to a result dict of `stats` (as `compute` returns it) and names them in its signature.
+
+    Extension key: "extension_confidence_intervals" {name: {"low", "high"}} per headline number.
+    """
+    options = (n_resamples, seed, level)
+    intervals_ = confidence_intervals(stats, *options, strict=strict, ev2r_aggregation=ev2r_aggregation)
+    result["extension_confidence_intervals"] = bounds(intervals_)
+    result["signature"] += "|" + signature_part(*options)
+    return result
 
 
 # ------------------------------------------------------------------ `benchscore compare tsver`

@@ -190,6 +190,11 @@ def intervals(values, statistic, estimates, n_resamples=DEFAULT_RESAMPLES, seed=
             for name, estimate in estimates.items()}
 
 
+def bounds(results):
+    """{name: {"low", "high"}}: `intervals` results without the estimates (a result dict already has them)."""
+    return {name: {"low": r["low"], "high": r["high"]} for name, r in results.items()}
+
+
 def paired(values_a, values_b, statistic, estimates_a, estimates_b, n_resamples=DEFAULT_RESAMPLES,
            seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
     """{name: {"a", "b", "difference", "low", "high", "p_bootstrap", "p_randomization"}} per headline number.

@@ -22,6 +22,7 @@ from .resampling import DEFAULT_RESAMPLES
 from .resampling import DEFAULT_SEED
 from .resampling import add_compare_options
 from .resampling import as_values
+from .resampling import bounds
 from .resampling import check_options
 from .resampling import intervals
 from .resampling import paired
@@ -96,9 +97,21 @@ def paired_test(stats_a, stats_b, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SE
                   _estimates(aggregate(stats_b)), n_resamples, seed, level)
 
 
-def resampling_signature(n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
-    """What to append to the signature when intervals or p-values are reported."""
-    return signature_part(n_resamples, seed, level)
+def add_confidence(result, stats, level=DEFAULT_LEVEL, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED,
+                   breakdowns=None):
+    """Adds intervals to a result dict of `stats` (as `compute` returns it) and names them in its signature.
+
+    Extension keys: "extension_confidence_intervals" {"<scheme>_<rate>": {"low", "high"}}; and for
+    each `breakdowns` item (result key -> one key per entry, e.g. "extension_per_category" ->
+    categories), "confidence_intervals" in each of that breakdown's groups, resampled within it.
+    """
+    options = (n_resamples, seed, level)
+    result["extension_confidence_intervals"] = bounds(confidence_intervals(stats, *options))
+    for name, keys in (breakdowns or {}).items():
+        for key, numbers in breakdown_intervals(stats, keys, *options).items():
+            result[name][key]["confidence_intervals"] = bounds(numbers)
+    result["signature"] += "|" + signature_part(*options)
+    return result
 
 
 # ------------------------------------------------------------------ `benchscore compare webnlg`
