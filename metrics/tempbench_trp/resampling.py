@@ -185,8 +185,8 @@ def intervals(values, statistic, estimates, n_resamples=DEFAULT_RESAMPLES, seed=
     `estimates` are the benchmark's own (parity) numbers from its pure aggregate; the interval
     comes from resampling `values` through `statistic`.
     """
-    bounds = bootstrap(values, statistic, n_resamples, seed, level)
-    return {name: {"estimate": estimate, "low": bounds[name]["low"], "high": bounds[name]["high"]}
+    limits = bootstrap(values, statistic, n_resamples, seed, level)
+    return {name: {"estimate": estimate, "low": limits[name]["low"], "high": limits[name]["high"]}
             for name, estimate in estimates.items()}
 
 

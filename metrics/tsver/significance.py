@@ -169,8 +169,8 @@ def add_confidence(result, stats, level=DEFAULT_LEVEL, n_resamples=DEFAULT_RESAM
     Extension key: "extension_confidence_intervals" {name: {"low", "high"}} per headline number.
     """
     options = (n_resamples, seed, level)
-    intervals_ = confidence_intervals(stats, *options, strict=strict, ev2r_aggregation=ev2r_aggregation)
-    result["extension_confidence_intervals"] = bounds(intervals_)
+    results = confidence_intervals(stats, *options, strict=strict, ev2r_aggregation=ev2r_aggregation)
+    result["extension_confidence_intervals"] = bounds(results)
     result["signature"] += "|" + signature_part(*options)
     return result
 
