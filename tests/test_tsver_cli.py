@@ -54,3 +54,34 @@ def test_judge_options_need_a_url(capsys):
     assert "need --judge-url" in capsys.readouterr().err
     assert main(argv + ["--judge-url", "http://127.0.0.1:9/v1"]) == 2
     assert "--judge-url needs --judge-model" in capsys.readouterr().err
+
+
+def test_recorded_ev2r_sums_every_record_of_the_file_as_the_official_scorer(tmp_path):
+    """The official Ev²R sums all records of the judge file: a duplicate counts twice, and records of
+    claims not in the gold file count too. The claim-aligned path would see one record per claim."""
+    import warnings
+
+    from benchscore.tsver.cli import evaluate_files
+    from benchscore.tsver.judges import iter_recorded
+    from benchscore.tsver.scoring import TSVerWarning
+    from benchscore.tsver.scoring import ev2r_aggregate
+    from benchscore.tsver.scoring import ev2r_counts
+
+    examples = METRICS / "tsver" / "examples"
+    lines = (examples / "ev2r.jsonl").read_text(encoding="utf-8").splitlines()
+    extra = json.dumps({"Claim": "A claim that is not in the gold file.", "ev2r_response": {
+        "facts count predicted evidence": 9, "support predicted evidence": 9, "facts count reference evidence": 1}})
+    judge_file = tmp_path / "ev2r.jsonl"
+    judge_file.write_text("\n".join(lines + [lines[0], extra]) + "\n", encoding="utf-8")
+
+    aligned = evaluate_files(examples / "gold.jsonl", examples / "predictions.jsonl", examples / "ev2r.jsonl")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        official = evaluate_files(examples / "gold.jsonl", examples / "predictions.jsonl", judge_file)
+    assert any(issubclass(w.category, TSVerWarning) and "sums all of them" in str(w.message) for w in caught)
+    expected = ev2r_aggregate([ev2r_counts(r) for _, _, r in iter_recorded(judge_file)], "tsver")
+    assert (official["ev2r_precision"], official["ev2r_recall"], official["ev2r_f1"]) == (
+        expected["precision"], expected["recall"], expected["f1"])
+    assert official["ev2r_f1"] != aligned["ev2r_f1"]
+    assert official["n_ev2r_records"] == len(lines) + 2
+    assert "n_ev2r_records" not in aligned  # a file with one record per judged claim changes nothing

@@ -7,6 +7,7 @@
 """
 
 import json
+import os
 import sys
 import warnings
 
@@ -22,6 +23,7 @@ from .scoring import read_gold
 from .scoring import read_predictions
 from .scoring import score_claims
 from .scoring import signature
+from .scoring import with_file_ev2r
 
 RULE = "=" * 80
 METRIC_WIDTH = 27  # the official table's first column (sized for its "Justifications METEOR Score" row)
@@ -51,7 +53,7 @@ def add_arguments(parser):
 
 def _judge(args):
     if args.ev2r:
-        return judges.as_judge(args.ev2r)
+        return args.ev2r  # a path: evaluate_files also needs the file itself (see with_file_ev2r)
     if args.judge_url:
         if not args.judge_model:
             raise ValueError("--judge-url needs --judge-model")
@@ -65,16 +67,20 @@ def _judge(args):
 
 def evaluate_files(gold_path, predictions_path, judge=None, strict=False, ev2r_aggregation="tsver", per_claim=None):
     """The result dict (with signature) of a prediction file against a gold file, as the CLI prints it;
-    with `per_claim` (a path) also writes `scoring.official_report` there as JSON."""
+    `judge` is None, a judge, or the path of recorded judge outputs (their Ev²R sums the whole file,
+    as the official scorer); with `per_claim` (a path) also writes `scoring.official_report` there as JSON."""
     gold = read_gold(gold_path)
     predictions = read_predictions(predictions_path, [g["Claim"] for g in gold])
-    ev2r = None
+    ev2r, judge_file = None, judge if isinstance(judge, (str, os.PathLike)) else None
     if judge is not None:
+        judge = judges.as_judge(judge)
         items = ev2r_items(gold, predictions)
         outcomes = judges.run_judge(judge, [item for _, item in items])
         ev2r = ev2r_per_claim(len(gold), [i for i, _ in items], outcomes)
     stats = score_claims(gold, predictions, ev2r)
     result = aggregate(stats, strict=strict, ev2r_aggregation=ev2r_aggregation)
+    if judge_file is not None and ev2r_aggregation == "tsver":
+        result = with_file_ev2r(result, [response for _, _, response in judges.iter_recorded(judge_file)])
     judge_name = "none" if judge is None else getattr(judge, "signature", "callable")
     result["signature"] = signature(strict, ev2r_aggregation, judge_name)
     if per_claim:

@@ -254,6 +254,28 @@ def aggregate(stats, strict=False, ev2r_aggregation="tsver"):
     return result
 
 
+def with_file_ev2r(result, file_records):
+    """The official Ev²R over a *recorded judge file*: it sums every record in the file.
+
+    That includes records the claim-aligned path never reads: a claim recorded twice (both count),
+    and claims not in the gold file or without a prediction line. Where the file holds such extra
+    records (more records than judged claims), the official "tsver" numbers are recomputed from all
+    `file_records` (the raw ev2r_response dicts) with a warning, so a file gives the official
+    number; the per-claim statistics (slices, resampling) keep the claim-aligned records.
+    """
+    if result.get("n_ev2r_judged") is None or len(file_records) <= result["n_ev2r_judged"]:
+        return result
+    warnings.warn(
+        f"the Ev2R file holds {len(file_records)} records for {result['n_ev2r_judged']} judged claims "
+        "(duplicates, or claims without a prediction line or not in the gold file); as the official "
+        "scorer, Ev2R sums all of them",
+        TSVerWarning,
+        stacklevel=2,
+    )
+    official = ev2r_aggregate([ev2r_counts(r) for r in file_records], "tsver")
+    return {**result, **{f"ev2r_{k}": v for k, v in official.items()}, "n_ev2r_records": len(file_records)}
+
+
 def signature(strict=False, ev2r_aggregation="tsver", judge="none"):
     """`tsver|version:...|strict:...|ev2r:...|judge:...`: what makes two numbers comparable."""
     return (f"tsver|version:{VERSION}|strict:{'yes' if strict else 'no'}"

@@ -1,9 +1,12 @@
 """TSVer: verdict accuracy and macro-F1, TSCS (time-series coverage) and Ev²R, as the official scorer."""
 
+import os
+
 import datasets
 import evaluate
 
 from .judges import as_judge
+from .judges import iter_recorded
 from .judges import run_judge
 from .scoring import aggregate
 from .scoring import ev2r_items
@@ -13,6 +16,7 @@ from .scoring import ranges_from_rows
 from .scoring import score_claims
 from .scoring import signature
 from .scoring import VERSION
+from .scoring import with_file_ev2r
 
 _CITATION = """\
 @inproceedings{strong-vlachos-2025-tsver,
@@ -157,6 +161,8 @@ class TSVer(evaluate.Metric):
             ev2r = ev2r_per_claim(len(gold), [i for i, _ in items], outcomes)
         stats = score_claims(gold, aligned, ev2r)
         result = aggregate(stats, strict=strict, ev2r_aggregation=ev2r_aggregation)
+        if isinstance(ev2r_judge, (str, os.PathLike)) and ev2r_aggregation == "tsver":
+            result = with_file_ev2r(result, [response for _, _, response in iter_recorded(ev2r_judge)])
         result["signature"] = signature(strict, ev2r_aggregation, judge_name)
         if return_per_claim:
             result["per_claim"] = stats
