@@ -2,6 +2,7 @@
 the per-entry diagnostics (k x k pair counts and the selected assignment), the quirks, the exact
 assignment search against brute force, and the aggregate."""
 
+import doctest
 import gzip
 import itertools
 import json
@@ -79,6 +80,13 @@ def total_f1s(ref, cand):
 # ---------------------------------------------------------------------------------------------
 # Tokenizer
 # ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("module", [scoring, tokenizer, loader])
+def test_module_examples(module):
+    results = doctest.testmod(module, verbose=False)
+    assert results.failed == 0
+    assert results.attempted > 0 or module is loader  # the loader's example needs real files (+SKIP)
+
+
 def test_tokenizer_equals_nltk345_on_every_element():
     truth = json.loads(webnlg_path("tokenization", "element_tokens_nltk345.json").read_text(encoding="utf-8"))
     assert len(truth) == 8025

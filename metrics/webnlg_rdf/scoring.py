@@ -36,11 +36,16 @@ Bad input (the official script crashes on each of these, so there is no score to
   not have exactly three parts. The official crashes for 2 and 4 parts; for 1 part (e.g. `a|b|c`
   or an empty triple) and 5+ parts no run is recorded, and we refuse rather than guess;
 - the word-alignment crash of repeated tokens (reference element "a a a", candidate "a x a": the
-  official dies with a `TypeError`; IBM's ReGen patch skips the n-gram instead, which is a different
-  metric, so it is not the default here).
+  official dies with a `TypeError`; IBM's ReGen patch skips the n-gram instead, which gives numbers
+  no official run can, so it is not offered);
+- a different number of candidate and reference entries (`score`; the loader checks files).
 Where the official does give a score we mirror it: a candidate without ' | ' (e.g. `a|b|c`)
 against a real reference counts as an empty triple; a one-part reference counts as padding; parts
-beyond the third are ignored.
+beyond the third are ignored; `eid`s are not used (entries pair by position).
+
+    >>> result = score([["Alan_Bean | occupation | Test_pilot"]], [["Alan_Bean | occupation | Test_pilot"]])
+    >>> result["Total_scores"]["Exact"]["F1"], result["Exact_match"]["F1"]
+    (1.0, 1.0)
 """
 
 import itertools
@@ -78,7 +83,9 @@ _TRAILING_PARENS = re.compile(r"^(.*?)(\s\((.*?)\))$")
 def normalise(triple):
     """The official normalisation, in its order. Quirks: the camelCase split applies to subjects and
     objects too ("McDonald" -> "mc donald"); leading/trailing white space becomes one space but is not
-    stripped; only the last part (the object) loses a trailing parenthetical, cut at the first " ("."""
+    stripped; only the last part (the object) loses a trailing parenthetical, cut at the first " (".
+    (The official uses the `regex` package for two of these patterns; on them stdlib `re` matches the
+    same: ASCII ranges, and white space is already folded to single spaces.)"""
     text = _CAMEL.sub(r"\1 \2", triple).lower().replace("_", " ")
     text = _SPACES.sub(" ", text)
     parts = text.split(" | ")
