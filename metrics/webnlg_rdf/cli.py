@@ -13,13 +13,14 @@ from tqdm import tqdm
 from .loader import pair_entries
 from .loader import read_candidates
 from .loader import read_references
+from .scoring import KINDS
 from .scoring import METRIC_VERSION
+from .scoring import SCHEMES
 from .scoring import aggregate
 from .scoring import breakdown
 from .scoring import entry_stats
 
-SCHEMES = ("Ent_type", "Partial", "Strict", "Exact")
-COUNTS = ("Correct", "Incorrect", "Partial", "Missed", "Spurious", "Possible", "Actual")
+COUNTS = KINDS + ("Possible", "Actual")
 PROGRESS_MIN_ENTRIES = 500  # below this a bar only flickers
 
 
@@ -39,6 +40,7 @@ def add_arguments(parser):
 
 
 def signature(by):
+    """The evaluate module's signature for the same settings (importing that module would import evaluate)."""
     return (
         f"webnlg_rdf|version:{METRIC_VERSION}|tokenizer:nltk-3.4.5-punkt|counting:nervaluate-0.1.7"
         f"|breakdown:{'yes' if by else 'no'}"
