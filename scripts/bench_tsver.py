@@ -1,0 +1,57 @@
+"""TSVer speed: the pure scorer against evaluate's compute, and aggregate alone, in one process.
+
+    python scripts/bench_tsver.py [--copies 20] [--shared ../shared]
+
+The test set (280 claims) with the all-verdicts-wrong predictions is repeated `--copies` times.
+Prints ratios, measured in the same run (best of 3): evaluate.compute / pure scoring (the Arrow
+round trip the fast path avoids) and aggregate / pure scoring (what a slice or a bootstrap
+resample costs once per-claim statistics exist).
+"""
+
+import argparse
+import pathlib
+import time
+import warnings
+
+from benchscore import load
+from benchscore.tsver import loader
+from benchscore.tsver import scoring
+
+
+def best_of(function, repeats=3):
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--copies", type=int, default=20)
+    parser.add_argument("--shared", default=str(pathlib.Path(__file__).resolve().parents[2] / "shared"))
+    args = parser.parse_args()
+    data = pathlib.Path(args.shared) / "data" / "tsver"
+    gold = scoring.read_gold(data / "tsver_test.jsonl")
+    predictions = scoring.read_predictions(data / "predictions" / "pred_test_wrong_verdict.jsonl",
+                                           [g["Claim"] for g in gold])
+    gold, predictions = gold * args.copies, predictions * args.copies
+
+    warnings.simplefilter("ignore", scoring.TSVerWarning)
+    pure = best_of(lambda: scoring.aggregate(scoring.score_claims(gold, predictions)))
+    stats = scoring.score_claims(gold, predictions)
+    aggregate_only = best_of(lambda: scoring.aggregate(stats))
+    references = [loader.reference(g) for g in gold]
+    examples = [loader.prediction(p) for p in predictions]
+    metric = load("tsver")
+    wrapped = best_of(lambda: metric.compute(predictions=examples, references=references), repeats=1)
+
+    print(f"claims: {len(gold)}")
+    print(f"pure scoring:      {pure:.3f} s")
+    print(f"aggregate only:    {aggregate_only:.4f} s  ({aggregate_only / pure:.3f} x pure)")
+    print(f"evaluate.compute:  {wrapped:.3f} s  ({wrapped / pure:.1f} x pure)")
+
+
+if __name__ == "__main__":
+    main()
