@@ -138,7 +138,7 @@ def test_add_confidence_extends_a_result_its_slice_cells_and_its_signature():
     questions = significance.read_questions(EXAMPLES / "questions.jsonl")
     rows = significance.read_rows(questions, EXAMPLES / "evidence.jsonl")
     result = scoring.score(questions, [r["evidence"] for r in scoring.iter_jsonl(EXAMPLES / "evidence.jsonl")])
-    significance.add_confidence(result, rows, 0.9, 200, 3)
+    significance.add_confidence(result, rows, 200, 3, 0.9)
     expected = significance.confidence_intervals(rows, 200, 3, 0.9)
     assert result["extension_confidence_intervals"] == {n: {"low": r["low"], "high": r["high"]} for n, r in expected.items()}
     cells = significance.slice_intervals(rows, scoring.SLICES, 200, 3, 0.9)

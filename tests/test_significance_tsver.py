@@ -160,7 +160,7 @@ def test_add_confidence_extends_a_result_and_its_signature():
     stats = synthetic_claims(40, seed=6)
     result = scoring.aggregate(stats, strict=True, ev2r_aggregation="paper")
     result["signature"] = scoring.signature(True, "paper")
-    significance.add_confidence(result, stats, 0.9, 300, 8, strict=True, ev2r_aggregation="paper")
+    significance.add_confidence(result, stats, 300, 8, 0.9, strict=True, ev2r_aggregation="paper")
     expected = significance.confidence_intervals(stats, 300, 8, 0.9, strict=True, ev2r_aggregation="paper")
     assert result["extension_confidence_intervals"] == {n: {"low": r["low"], "high": r["high"]} for n, r in expected.items()}
     assert result["signature"] == scoring.signature(True, "paper") + "|bootstrap:300|seed:8|confidence:0.9"

@@ -119,7 +119,7 @@ def test_add_confidence_extends_a_result_its_breakdowns_and_its_signature():
     result = scoring.aggregate(stats)
     result["extension_per_category"] = scoring.breakdown(stats, categories)
     result["signature"] = "webnlg_rdf|test"
-    significance.add_confidence(result, stats, 0.9, 100, 2, breakdowns={"extension_per_category": categories})
+    significance.add_confidence(result, stats, 100, 2, 0.9, breakdowns={"extension_per_category": categories})
     expected = significance.confidence_intervals(stats, 100, 2, 0.9)
     assert result["extension_confidence_intervals"] == {n: {"low": r["low"], "high": r["high"]} for n, r in expected.items()}
     per = significance.breakdown_intervals(stats, categories, 100, 2, 0.9)

@@ -200,5 +200,5 @@ class Mctaco(evaluate.Metric):
             result["extension_per_category"] = per_category(stats)
         result["signature"] = signature(key_source)
         if confidence is not None:
-            add_confidence(result, stats, confidence, n_resamples, seed)
+            add_confidence(result, stats, n_resamples, seed, level=confidence)
         return result

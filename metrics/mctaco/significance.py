@@ -93,7 +93,7 @@ def paired_test(stats_a, stats_b, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SE
                   _estimates(stats_b), n_resamples, seed, level)
 
 
-def add_confidence(result, stats, level=DEFAULT_LEVEL, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED):
+def add_confidence(result, stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
     """Adds intervals to a result dict of `stats` (as `compute` returns it) and names them in its signature.
 
     Extension keys: "extension_confidence_intervals" {"em": {"low", "high"}, "f1": ...}, and in each

@@ -113,7 +113,7 @@ def paired_test(rows_a, rows_b, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED
                   n_resamples, seed, level)
 
 
-def add_confidence(result, rows, level=DEFAULT_LEVEL, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED):
+def add_confidence(result, rows, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
     """Adds intervals to a result dict of `rows` (as `score` or `compute` returns it) and names them
     in its signature.
 

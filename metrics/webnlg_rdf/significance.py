@@ -97,7 +97,7 @@ def paired_test(stats_a, stats_b, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SE
                   _estimates(aggregate(stats_b)), n_resamples, seed, level)
 
 
-def add_confidence(result, stats, level=DEFAULT_LEVEL, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED,
+def add_confidence(result, stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL,
                    breakdowns=None):
     """Adds intervals to a result dict of `stats` (as `compute` returns it) and names them in its signature.
 
