@@ -147,3 +147,14 @@ def test_add_confidence_extends_a_result_its_slice_cells_and_its_signature():
             assert cell["confidence_intervals"] == {n: {"low": r["low"], "high": r["high"]}
                                                     for n, r in cells["by_" + field][value].items()}
     assert result["signature"] == scoring.signature() + "|bootstrap:200|seed:3|confidence:0.9"
+
+
+def test_score_rows_are_what_score_aggregates_with_the_functional_subset():
+    questions = significance.read_questions(EXAMPLES / "questions.jsonl")
+    evidences = [r["evidence"] for r in scoring.iter_jsonl(EXAMPLES / "evidence.jsonl")]
+    subset = ["ex-1", "ex-3"]
+    rows = significance.score_rows(questions, evidences, functional_ids=subset)
+    assert [row["id"] for row in rows] == subset
+    expected = scoring.score(questions, evidences, functional_ids=subset)
+    del expected["signature"]
+    assert scoring.aggregate(rows) == expected

@@ -35,6 +35,7 @@ from .resampling import report_comparison
 from .resampling import signature_part
 from .scoring import SLICES
 from .scoring import aggregate
+from .scoring import score_questions
 
 HEADLINE = ("TRP_macro", "TRP_micro", "CCR", "coverage")
 
@@ -113,6 +114,15 @@ def paired_test(rows_a, rows_b, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED
                   n_resamples, seed, level)
 
 
+def score_rows(questions, evidences, space="label", top_k=None, dedup=False, functional_ids=None):
+    """The per-question rows that `scoring.score` aggregates (its functional subset too), kept for resampling."""
+    rows = score_questions(questions, evidences, space, top_k, dedup)
+    if functional_ids is None:
+        return rows
+    keep = frozenset(functional_ids)
+    return [row for row in rows if row["id"] in keep]
+
+
 def add_confidence(result, rows, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
     """Adds intervals to a result dict of `rows` (as `score` or `compute` returns it) and names them
     in its signature.
@@ -158,7 +168,6 @@ def read_questions(path, split=None):
 def read_rows(questions, evidence_path, space="label", top_k=None, dedup=False):
     """Per-question rows of a run file (one {"id", "evidence"} line per question) for `questions`."""
     from .scoring import iter_jsonl
-    from .scoring import score_questions
 
     evidence = {}
     for number, record in enumerate(iter_jsonl(evidence_path), 1):
@@ -171,7 +180,7 @@ def read_rows(questions, evidence_path, space="label", top_k=None, dedup=False):
         if question.get("id") not in evidence:
             raise ValueError(f"{evidence_path}: no evidence line for question #{index} (id {question.get('id')!r})")
     try:
-        return score_questions(questions, [evidence[q["id"]] for q in questions], space, top_k, dedup)
+        return score_rows(questions, [evidence[q["id"]] for q in questions], space, top_k, dedup)
     except TypeError as err:  # a wrongly typed value in a file is an input error
         raise ValueError(f"{evidence_path}: {err}") from None
 
