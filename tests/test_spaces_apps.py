@@ -1,0 +1,192 @@
+"""The Space apps' handlers without a browser: each input mode against the pure functions, the
+messages for bad input, and each folder's app working from a copy of the folder alone (as on a Space).
+"""
+
+import contextlib
+import importlib.util
+import re
+import shutil
+import sys
+
+import pytest
+
+pytest.importorskip("gradio", reason="gradio is not installed (pip install gradio; CI installs the spaces extra)")
+
+import gradio as gr  # noqa: E402
+import pandas as pd  # noqa: E402
+
+import browser  # noqa: E402
+
+from benchscore.mctaco import scoring as mctaco_scoring  # noqa: E402
+from benchscore.tsver import scoring as tsver_scoring  # noqa: E402
+from benchscore.webnlg_rdf import scoring as webnlg_scoring  # noqa: E402
+
+FOLDERS = ("mctaco", "tempbench_trp", "webnlg_rdf", "tsver")
+EXAMPLES = {  # the files each app's one-click example scores
+    "mctaco": ("example.tsv", "example_predictions.txt"),
+    "tempbench_trp": ("questions.jsonl", "evidence.jsonl"),
+    "webnlg_rdf": ("refs.xml", "cands.xml"),
+    "tsver": ("gold.jsonl", "predictions.jsonl"),
+}
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")  # TSVer's example warns on purpose
+
+
+@pytest.fixture(scope="module")
+def apps():
+    return {folder: browser.load_app(folder) for folder in FOLDERS}
+
+
+@contextlib.contextmanager
+def shows_error(pattern):
+    """The block raises gr.Error (what the page shows) whose message matches `pattern`."""
+    with pytest.raises(gr.Error) as err:
+        yield
+    assert re.search(pattern, err.value.message), err.value.message
+
+
+def frame(app):
+    return pd.DataFrame(app.TABLE_EXAMPLE, columns=app.TABLE_HEADERS)
+
+
+def example_paths(folder):
+    return [str(browser.METRICS / folder / "examples" / name) for name in EXAMPLES[folder]]
+
+
+def signature(output):
+    return next(value for value in output if isinstance(value, str))  # the first text output, in every app
+
+
+def cells(output):
+    """The first output (the results table) as lists of strings, as the browser shows them."""
+    return [[str(value) for value in row] for row in output[0].values.tolist()]
+
+
+@pytest.mark.parametrize("folder", FOLDERS)
+def test_the_app_runs_from_a_copy_of_the_folder_alone(folder, apps, tmp_path, monkeypatch):
+    space = tmp_path / "space"
+    shutil.copytree(browser.METRICS / folder, space, ignore=shutil.ignore_patterns("__pycache__"))
+    package = f"{folder}_space"
+    for name in [name for name in sys.modules if name == package or name.startswith(package + ".")]:
+        monkeypatch.delitem(sys.modules, name)
+    spec = importlib.util.spec_from_file_location(f"{folder}_copied_app", space / "app.py")
+    app = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(app)
+    assert app.scoring.__file__ == str(space / "scoring.py")  # the copy's modules, not the repo's
+    assert len(app.card_summary()) > 200  # the card's summary, read from the copy's README.md
+    copied = app.score_files(*(str(space / "examples" / name) for name in EXAMPLES[folder]))
+    assert cells(copied) == cells(apps[folder].score_files(*example_paths(folder)))
+    assert isinstance(app.build_demo(), gr.Blocks)
+
+
+@pytest.mark.parametrize("folder", FOLDERS)
+def test_pasted_text_scores_like_the_uploaded_files(folder, apps):
+    app = apps[folder]
+    texts = [open(path, encoding="utf-8").read() for path in example_paths(folder)]
+    pasted, uploaded = app.score_text(*texts), app.score_files(*example_paths(folder))
+    assert cells(pasted) == cells(uploaded)
+    assert signature(pasted) == signature(uploaded)
+
+
+@pytest.mark.parametrize("folder", FOLDERS)
+def test_missing_and_oversized_input_get_a_message(folder, apps, monkeypatch):
+    app = apps[folder]
+    with shows_error("Upload"):
+        app.score_files(None, example_paths(folder)[1])
+    with shows_error("Paste"):
+        app.score_text("", "x")
+    monkeypatch.setattr(app, "MAX_TEXT_CHARS", 10)
+    with shows_error("limited to 10 characters; upload the files instead"):
+        app.score_text("x" * 11, "y")
+
+
+@pytest.mark.parametrize("folder", FOLDERS)
+def test_errors_in_pasted_text_name_the_paste_not_a_temporary_file(folder, apps):
+    app = apps[folder]
+    broken = {"mctaco": ("a\tb\n", "yes\n"), "tempbench_trp": ("{not json\n", "{}\n"),
+              "webnlg_rdf": ("<benchmark>", "<benchmark/>"), "tsver": ("[1]\n", "{}\n")}[folder]
+    with pytest.raises(gr.Error) as err:
+        app.score_text(*broken)
+    assert err.value.message.startswith("pasted ")
+    assert "/tmp" not in err.value.message and "Traceback" not in err.value.message
+
+
+def test_mctaco_table(apps):
+    app = apps["mctaco"]
+    rows = app.TABLE_EXAMPLE
+    expected = mctaco_scoring.score([r[3] for r in rows], [r[2] for r in rows], [r[0] for r in rows], [r[4] for r in rows])
+    table, _, signature = app.score_table(frame(app))
+    assert table.values.tolist()[0] == ["all questions", 2, repr(expected["em"]), repr(expected["f1"])]
+    assert table["slice"].tolist()[1:] == list(expected["extension_per_category"])
+    assert signature == "mctaco|version:1.0.0|key:question_id|labels:normalized"
+    no_categories = frame(app).assign(category="")
+    assert app.score_table(no_categories)[0]["slice"].tolist() == ["all questions"]
+    with shows_error(r"^table row 2: category is empty; give a category in every row or none"):
+        app.score_table(frame(app).assign(category=["Frequency", "", "", "", ""]))
+    with shows_error(r"^table row 3: prediction is empty"):
+        app.score_table(frame(app).assign(prediction=["yes", "no", "", "yes", "no"]))
+    with shows_error(r"^table row 2: prediction is 'maybe'; expected 'yes' or 'no'"):
+        app.score_table(frame(app).assign(prediction=["yes", "maybe", "no", "yes", "no"]))
+
+
+def test_tempbench_table(apps):
+    app = apps["tempbench_trp"]
+    table, _, signature = app.score_table(frame(app))
+    # By hand: q1 retrieves 3 triples, 1 valid in 1994 (TRP 1/3, chain complete); q2 retrieves its
+    # gold triple with an interval that misses 1995 (TRP 0, CCR 0).
+    assert table.values.tolist() == [["all questions", 2, repr((1 / 3 + 0) / 2), repr(1 / 4), "0.5", "1.0"]]
+    assert signature == "tempbench_trp|version:1.0.0|space:label|top_k:none|dedup:no|subset:all"
+    assert app.score_table(frame(app), top_k=1)[0].values.tolist()[0][2] == repr((1 + 0) / 2)
+    with shows_error(r"^table row 2: role is 'found'; expected 'gold' or 'retrieved'"):
+        app.score_table(frame(app).assign(role=["gold", "found", "retrieved", "retrieved", "gold", "retrieved"]))
+    with shows_error(r"^table row 6: t_query 1996 differs from 1995 given earlier for question 'q2'"):
+        app.score_table(frame(app).assign(t_query=["1994"] * 4 + ["1995", "1996"]))
+    with shows_error(r"^table row 1: t_start is 'soon'; expected a year"):
+        app.score_table(frame(app).assign(t_start=["soon"] + ["1994"] * 5))
+
+
+def test_webnlg_table(apps):
+    app = apps["webnlg_rdf"]
+    rows = app.TABLE_EXAMPLE
+    entries = {}
+    for entry, side, triple in rows:
+        entries.setdefault(entry, {"reference": [], "candidate": []})[side].append(triple)
+    expected = webnlg_scoring.score([e["reference"] for e in entries.values()], [e["candidate"] for e in entries.values()])
+    table, breakdown, _, signature = app.score_table(frame(app))
+    assert table.values.tolist()[3][:5] == ["Total_scores", "Exact", *(repr(expected["Total_scores"]["Exact"][r])
+                                                                       for r in ("Precision", "Recall", "F1"))]
+    assert table.values.tolist()[-1][2:5] == [repr(expected["Exact_match"][r]) for r in ("Precision", "Recall", "F1")]
+    assert breakdown.empty and signature.endswith("|breakdown:no")
+    with shows_error(r"has 2 ' \| '-separated parts; expected 3"):
+        app.score_table(frame(app).assign(**{"subject | predicate | object": ["a | b"] * 6}))
+
+
+def test_webnlg_breakdown_follows_the_checkboxes(apps):
+    app = apps["webnlg_rdf"]
+    _, breakdown, _, signature = app.score_files(*example_paths("webnlg_rdf"), by=["size"])
+    assert breakdown["slice"].tolist() == ["size: 1", "size: 2", "size: 3"]
+    assert signature.endswith("|breakdown:yes")
+    _, breakdown, _, signature = app.score_files(*example_paths("webnlg_rdf"), by=[])
+    assert breakdown.empty and signature.endswith("|breakdown:no")
+
+
+def test_tsver_table(apps):
+    app = apps["tsver"]
+    gold, predictions = [], []
+    for claim, gold_verdict, predicted, gold_ranges, predicted_ranges in app.TABLE_EXAMPLE:
+        gold.append({"Claim": claim, "Verdict": gold_verdict, "TimeSeries": app._ranges(gold_ranges, 0, "")})
+        predictions.append({"verdict": predicted, "explanation": None, "ranges": app._ranges(predicted_ranges, 0, "")})
+    expected = tsver_scoring.aggregate(tsver_scoring.score_claims(gold, predictions))
+    table, confusion, _, signature, notes = app.score_table(frame(app))
+    rows = {row[0]: row[1] for row in table.values.tolist()}
+    assert rows["TSCS"] == repr(expected["tscs"])
+    assert rows["Verdict Accuracy"] == repr(expected["verdict_accuracy"])
+    assert "Justifications Ev2R Score" not in rows
+    assert confusion.iloc[:, 1:].astype(int).values.tolist() == expected["confusion_matrix"]
+    assert signature == "tsver|version:1.0.0|strict:no|ev2r:tsver|judge:none" and notes == "No warnings."
+    assert app.score_table(frame(app), strict=True)[3].startswith("tsver|version:1.0.0|strict:yes")
+    assert app._ranges("gdp-growth, real (annual %): 2000-2001, 2003-2004", 1, "gold ranges") == {
+        "gdp-growth, real (annual %)": [{"from": 2000, "to": 2001}, {"from": 2003, "to": 2004}]}
+    with shows_error(r"^table row 1: gold ranges 'rainfall 2000' is not 'series: from-to"):
+        app.score_table(frame(app).assign(**{"gold ranges": ["rainfall 2000", "x: 1-2", "x: 1-2"]}))
+    with shows_error(r"^table \(gold\):2: 'Verdict' must be one of"):
+        app.score_table(frame(app).assign(**{"gold verdict": ["Supported", "False", "Refuted"]}))
