@@ -228,7 +228,7 @@ def _element_spans(ref, cand, ref_label, cand_label):
     return True, ref_spans, tuple(cand_spans), len(total), tuple(linked)
 
 
-@lru_cache(maxsize=1 << 17)
+@lru_cache(maxsize=1 << 15)  # the same element pairs recur across pairs and entries; ~0.6 kB each
 def _aligned_spans(ref_tokens, cand_tokens, ref_label, cand_label):
     """Align two elements' tokens, then `_element_spans`; plus the aligned reference tokens."""
     ref, cand = list(ref_tokens), list(cand_tokens)
@@ -368,7 +368,7 @@ def _count(true_spans, pred_spans):
     return counts
 
 
-@lru_cache(maxsize=None)  # few distinct count tuples
+@lru_cache(maxsize=1 << 12)  # few distinct count tuples
 def _rates(correct, incorrect, partial, missed, spurious, half_partial):
     """nervaluate's P and R, then the script's F1; the int 0 where a denominator is 0."""
     possible = correct + incorrect + partial + missed
@@ -397,7 +397,7 @@ def _pair_rates(counts):
     return tuple(rates)
 
 
-@lru_cache(maxsize=1 << 17)
+@lru_cache(maxsize=1 << 13)  # hits are mostly within an entry (padding); ~1 kB per pair
 def pair_result(ref, cand):
     """Score one pair of *normalised* triple strings ('' = padding)."""
     counts = tuple(_count(*_pair_spans(ref, cand)))
@@ -515,7 +515,7 @@ def search_assignment(scores):
 _UNIT = 2**1074  # every float is an integer multiple of 2**-1074: exact sums as Python ints
 
 
-@lru_cache(maxsize=None)  # few distinct rate values
+@lru_cache(maxsize=1 << 14)  # few distinct rate values
 def _exact(value):
     numerator, denominator = value.as_integer_ratio()
     return numerator * (_UNIT // denominator)
