@@ -69,6 +69,12 @@ def test_mctaco_space(driver, tmp_path):
         assert "Traceback" not in message and str(tmp_path) not in message
         page.screenshot("space-mctaco-error.png")
 
+        page = browser.Page(driver, url)
+        too_big = tmp_path / "big.tsv"
+        too_big.write_bytes(b"x" * (5 * 2**20 + 1))
+        page.find("#gold-file input[type=file]").send_keys(str(too_big))
+        assert 'exceed the maximum allowed size of 5.0 Mb: "big.tsv"' in page.error_text()
+
 
 def test_tempbench_space(driver, tmp_path):
     examples = browser.METRICS / "tempbench_trp" / "examples"

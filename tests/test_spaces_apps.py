@@ -10,12 +10,12 @@ import sys
 
 import pytest
 
+import browser  # first: it turns gradio's analytics off before gradio is imported
+
 pytest.importorskip("gradio", reason="gradio is not installed (pip install gradio; CI installs the spaces extra)")
 
 import gradio as gr  # noqa: E402
 import pandas as pd  # noqa: E402
-
-import browser  # noqa: E402
 
 from benchscore.mctaco import scoring as mctaco_scoring  # noqa: E402
 from benchscore.tsver import scoring as tsver_scoring  # noqa: E402
@@ -190,3 +190,11 @@ def test_tsver_table(apps):
         app.score_table(frame(app).assign(**{"gold ranges": ["rainfall 2000", "x: 1-2", "x: 1-2"]}))
     with shows_error(r"^table \(gold\):2: 'Verdict' must be one of"):
         app.score_table(frame(app).assign(**{"gold verdict": ["Supported", "False", "Refuted"]}))
+
+
+@pytest.mark.parametrize("folder", FOLDERS)
+def test_launch_limits_uploads(folder, apps, monkeypatch):
+    calls = []
+    monkeypatch.setattr(gr.Blocks, "launch", lambda self, **kwargs: calls.append(kwargs))
+    apps[folder].launch(server_name="127.0.0.1")
+    assert calls == [{"max_file_size": "5mb", "server_name": "127.0.0.1"}]
