@@ -340,6 +340,9 @@ def test_read_functional_ids(tmp_path):
     assert scoring.read_functional_ids(path) == ["a", "b", "c"]
     path.write_text('{"id": "a", "S_dist": true}\n{"id": "b", "S_dist": false}\n', encoding="utf-8")
     assert scoring.read_functional_ids(path, flag="S_dist") == ["a"]
+    path.write_text('{"id": "a"}\n{"id": "b"\n', encoding="utf-8")
+    with pytest.raises(ValueError, match="line 2: not valid JSON"):
+        scoring.read_functional_ids(path)
     path.write_text('{"qid": "a"}\n', encoding="utf-8")
     with pytest.raises(ValueError, match="line 1: expected an object with a string 'id'"):
         scoring.read_functional_ids(path)
@@ -397,9 +400,9 @@ def test_score_jsonl_on_fixtures_joins_by_id_in_question_order():
 def test_score_jsonl_errors(tmp_path):
     questions = tmp_path / "q.jsonl"
     evidence = tmp_path / "e.jsonl"
-    questions.write_text(json.dumps(Q) + "\n" + json.dumps(dict(Q, id="q2")) + "\n", encoding="utf-8")
+    questions.write_text(json.dumps(Q) + "\n\n" + json.dumps(dict(Q, id="q2")) + "\n", encoding="utf-8")
     evidence.write_text(json.dumps({"id": "q1", "evidence": [GOLD]}) + "\n", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"q.jsonl line 2: no evidence line for id 'q2'"):
+    with pytest.raises(ValueError, match=r"q.jsonl line 3: no evidence line for id 'q2'"):
         scoring.score_jsonl(questions, evidence)
     evidence.write_text(json.dumps({"id": "q2", "evidence": []}) + "\n" + json.dumps({"id": "q2", "evidence": []}) + "\n")
     with pytest.raises(ValueError, match="line 2: a second evidence line for id 'q2'"):

@@ -260,14 +260,14 @@ def score_jsonl(questions_path, evidence_path, space="label", split=None, top_k=
         evidence_lines = _EvidenceById(evidence_file, evidence_path)
 
         def rows():
-            for index, question in enumerate(iter_jsonl(questions_path)):
+            for index, (number, question) in enumerate(_numbered_records(questions_path)):
                 if split is not None:
                     splits_seen.add(question.get("split"))
                     if question.get("split") != split:
                         continue
                 if keep is not None and not keep(question, index):
                     continue
-                where = f"{questions_path} line {index + 1}"
+                where = f"{questions_path} line {number}"
                 evidence = evidence_lines.pop(question.get("id"), where)
                 try:
                     yield score_question(question, evidence, space, top_k, dedup)
@@ -296,6 +296,11 @@ def _aggregate_chunks(rows, by, chunk_size=4096):
 
 def iter_jsonl(path):
     """Records of a JSONL file, one at a time; a bad line names the file and line number."""
+    for _, record in _numbered_records(path):
+        yield record
+
+
+def _numbered_records(path, objects_only=True):
     with open(path, encoding="utf-8") as lines:
         for number, line in enumerate(lines, 1):
             if not line.strip():
@@ -304,9 +309,9 @@ def iter_jsonl(path):
                 record = json.loads(line)
             except ValueError as err:
                 raise ValueError(f"{path} line {number}: not valid JSON ({err})") from None
-            if not isinstance(record, dict):
+            if objects_only and not isinstance(record, dict):
                 raise ValueError(f"{path} line {number}: expected a JSON object, found {type(record).__name__}")
-            yield record
+            yield number, record
 
 
 def read_functional_ids(path, flag=None):
@@ -316,21 +321,17 @@ def read_functional_ids(path, flag=None):
     whose `flag` field is true are kept. A bare JSON string line is taken as an id.
     """
     ids = []
-    with open(path, encoding="utf-8") as lines:
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
+    for number, record in _numbered_records(path, objects_only=False):
+        if isinstance(record, str):
+            record = {"id": record}
+        if not isinstance(record, dict) or not isinstance(record.get("id"), str):
+            raise ValueError(f"{path} line {number}: expected an object with a string 'id', found {record!r:.80}")
+        if flag is not None:
+            if flag not in record:
+                raise ValueError(f"{path} line {number}: no field {flag!r} (fields: {sorted(record)})")
+            if not record[flag]:
                 continue
-            record = json.loads(line)
-            if isinstance(record, str):
-                record = {"id": record}
-            if not isinstance(record, dict) or not isinstance(record.get("id"), str):
-                raise ValueError(f"{path} line {number}: expected an object with a string 'id', found {line.strip()[:80]!r}")
-            if flag is not None:
-                if flag not in record:
-                    raise ValueError(f"{path} line {number}: no field {flag!r} (fields: {sorted(record)})")
-                if not record[flag]:
-                    continue
-            ids.append(record["id"])
+        ids.append(record["id"])
     return ids
 
 
