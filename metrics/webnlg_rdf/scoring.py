@@ -71,6 +71,8 @@ RATES = ("Precision", "Recall", "F1")
 CORRECT, INCORRECT, PARTIAL, MISSED, SPURIOUS = range(5)
 SUB, PRED, OBJ = "SUB", "PRED", "OBJ"
 _TAG_GROUP = {SUB: 1, PRED: 2, OBJ: 3}
+_N_COUNTS = len(GROUPS) * len(SCHEMES) * len(KINDS)  # 80 per pair or entry
+_N_RATES = len(GROUPS) * len(SCHEMES) * len(RATES)  # 48
 
 # =============================================================================================
 # 1. Normalising a triple string (the SemEval part only; Exact_match uses the raw strings)
@@ -336,7 +338,7 @@ _OUTCOME_SLOTS = {  # (outcome, true label) -> indices in the total group and in
 def _count(true_spans, pred_spans):
     """nervaluate 0.1.7 `compute_metrics` for one document: counts[group][scheme][kind] as a flat list
     (group 0 = all tags, then SUB, PRED, OBJ)."""
-    counts = [0] * (len(GROUPS) * len(SCHEMES) * len(KINDS))
+    counts = [0] * _N_COUNTS
     booked = []
     hit = set()
     for pred in pred_spans:
@@ -434,7 +436,8 @@ def official_assignment(scores):
 
 
 def search_assignment(scores):
-    """`best_assignment` by a pruned depth-first search: the same permutation as the official loop.
+    """`best_assignment` by a pruned depth-first search: the same permutation as the official loop
+    (for scores in [0, 1], as pair scores are).
 
     Exactness. Depth-first search over rows in order, columns in increasing order, accepting a leaf
     only if its float sum (accumulated in the same order as the official) is > the best so far:
@@ -572,10 +575,9 @@ def entry_stats(references, candidates, entry=None):
                 row.append(pair_result(ref, cand))
             except _OfficialCrash as err:
                 where = "" if entry is None else f"entry {entry}: "
-                raise ValueError(
-                    f"{where}reference triple {r} {references[r] if r < len(references) else '(padding)'!r} "
-                    f"against candidate triple {c} {candidates[c] if c < len(candidates) else '(padding)'!r}: {err}"
-                ) from None
+                ref_text = repr(references[r]) if r < len(references) else "(padding)"
+                cand_text = repr(candidates[c]) if c < len(candidates) else "(padding)"
+                raise ValueError(f"{where}reference triple {r} {ref_text} against candidate triple {c} {cand_text}: {err}") from None
         matrix.append(row)
     assignment = best_assignment([[pair.score for pair in row] for row in matrix])
     selected = [matrix[c][r] for c, r in enumerate(assignment)]
@@ -583,10 +585,10 @@ def entry_stats(references, candidates, entry=None):
         n_references=len(references),
         n_candidates=len(candidates),
         assignment=assignment,
-        counts=tuple(map(sum, zip(*(pair.counts for pair in selected)))) if selected else (0,) * 80,
+        counts=tuple(map(sum, zip(*(pair.counts for pair in selected)))) if selected else (0,) * _N_COUNTS,
         rate_sums=tuple(sum(map(_exact, column)) for column in zip(*(pair.rates for pair in selected)))
         if selected
-        else (0,) * 48,
+        else (0,) * _N_RATES,
         references=frozenset(t.lower() for t in references),
         candidates=frozenset(t.lower() for t in candidates),
     )
