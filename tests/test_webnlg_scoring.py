@@ -400,5 +400,8 @@ def test_breakdown_is_aggregate_per_key():
     by_size = breakdown(stats, [s.n_references for s in stats])
     assert list(by_size) == [1, 2]
     assert by_size[1] == aggregate(stats[:2]) and by_size[2] == aggregate(stats[2:])
+    by_category = breakdown(stats, ["City", None, "Airport"])  # a missing category sorts last
+    assert list(by_category) == ["Airport", "City", None]
+    assert by_category[None] == aggregate(stats[1:2])
     with pytest.raises(ValueError, match="2 breakdown keys for 3 entries"):
         breakdown(stats, ["x", "y"])
