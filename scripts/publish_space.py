@@ -51,7 +51,7 @@ def read_card_header(readme):
 
 
 def check_space_folder(folder, files):
-    """Raises ValueError naming the first problem that would make the Space fail to build or differ from what we test."""
+    """Raises ValueError naming the first problem that would break the Space or make it differ from what we test."""
     folder = pathlib.Path(folder)
     if "README.md" not in files:
         raise ValueError(f"{folder}: no README.md; a Space needs one with a YAML header (sdk: gradio, ...)")
@@ -67,7 +67,8 @@ def check_space_folder(folder, files):
     sdk_version = str(header.get("sdk_version"))
     if pins != [sdk_version]:
         raise ValueError(
-            f"{folder}: README.md has sdk_version {sdk_version!r} but requirements.txt pins gradio {pins or 'nowhere'}; "
+            f"{folder}: README.md has sdk_version {sdk_version!r} but requirements.txt pins gradio "
+            f"{pins or 'nowhere'}; "
             "expected one gradio==<sdk_version> line, the version the app is tested with"
         )
     return header
@@ -104,7 +105,8 @@ def main(argv=None):
     parser.add_argument("folder", help="the metric folder, e.g. metrics/mctaco")
     parser.add_argument("repo_id", help="the Space, as owner/name")
     parser.add_argument("--dry-run", action="store_true", help="list the files that would be uploaded; send nothing")
-    parser.add_argument("--private", action="store_true", help="create the Space private (an existing one is unchanged)")
+    parser.add_argument("--private", action="store_true",
+                        help="create the Space private (an existing one is unchanged)")
     args = parser.parse_args(argv)
     try:
         publish(args.folder, args.repo_id, dry_run=args.dry_run, private=args.private or None)

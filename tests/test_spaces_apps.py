@@ -113,7 +113,8 @@ def test_errors_in_pasted_text_name_the_paste_not_a_temporary_file(folder, apps)
 def test_mctaco_table(apps):
     app = apps["mctaco"]
     rows = app.TABLE_EXAMPLE
-    expected = mctaco_scoring.score([r[3] for r in rows], [r[2] for r in rows], [r[0] for r in rows], [r[4] for r in rows])
+    questions, gold, predictions, categories = ([row[i] for row in rows] for i in (0, 2, 3, 4))
+    expected = mctaco_scoring.score(predictions, gold, questions, categories)
     table, _, signature = app.score_table(frame(app))
     assert table.values.tolist()[0] == ["all questions", 2, repr(expected["em"]), repr(expected["f1"])]
     assert table["slice"].tolist()[1:] == list(expected["extension_per_category"])
@@ -150,7 +151,8 @@ def test_webnlg_table(apps):
     entries = {}
     for entry, side, triple in rows:
         entries.setdefault(entry, {"reference": [], "candidate": []})[side].append(triple)
-    expected = webnlg_scoring.score([e["reference"] for e in entries.values()], [e["candidate"] for e in entries.values()])
+    expected = webnlg_scoring.score([e["reference"] for e in entries.values()],
+                                    [e["candidate"] for e in entries.values()])
     table, breakdown, _, signature = app.score_table(frame(app))
     assert table.values.tolist()[3][:5] == ["Total_scores", "Exact", *(repr(expected["Total_scores"]["Exact"][r])
                                                                        for r in ("Precision", "Recall", "F1"))]

@@ -58,7 +58,7 @@ def card_summary():
 
 
 def _user_error(err, names):
-    """A gr.Error with the ValueError's text, temporary paths replaced by what the user knows."""
+    """A gr.Error with the error's text, temporary paths replaced by what the user knows."""
     message = str(err)
     for path, name in names.items():
         message = message.replace(str(path), name)

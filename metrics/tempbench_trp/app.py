@@ -155,12 +155,14 @@ def show(result):
         for value, cell in result[f"by_{field}"].items():
             name = f"{field}: {'(not given)' if value is None else value}"
             table.append([name, cell["n"], _number(cell["TRP"]), "", _number(cell["CCR"]), ""])
-            bars += [{"bar": f"{metric} · {name}", "metric": metric, "score": cell[metric]} for metric in ("TRP", "CCR")]
+            bars += [{"bar": f"{metric} · {name}", "metric": metric, "score": cell[metric]}
+                     for metric in ("TRP", "CCR")]
     bars = pd.DataFrame(bars, columns=["bar", "metric", "score"])
     plot = gr.BarPlot(value=bars, sort=list(bars["bar"]))
     signature = result["signature"]
     if result.get("n_evidence_unused"):
-        signature += f"  (evidence lines not scored, their id is not among the questions: {result['n_evidence_unused']})"
+        unused = result["n_evidence_unused"]
+        signature += f"  (evidence lines not scored, their id is not among the questions: {unused})"
     return pd.DataFrame(table, columns=RESULT_HEADERS), plot, signature
 
 
@@ -208,7 +210,8 @@ def build_demo():
                 files_button = gr.Button("Score files", variant="primary")
                 gr.Examples(
                     # With the default options, so a click always gives the reference's numbers.
-                    examples=[[str(examples / "questions.jsonl"), str(examples / "evidence.jsonl"), "label", "", 0, False]],
+                    examples=[[str(examples / "questions.jsonl"), str(examples / "evidence.jsonl"),
+                               "label", "", 0, False]],
                     inputs=[questions_file, evidence_file, *options],
                     outputs=outputs,
                     fn=score_files,

@@ -69,7 +69,8 @@ COUNTS = [
 ]
 TABLE_HEADERS = ["claim", "gold verdict", "predicted verdict", "gold ranges", "predicted ranges"]
 TABLE_EXAMPLE = [
-    ["Rainfall doubled between 2000 and 2004.", "Supported", "supported.", "rainfall: 2000-2004", "rainfall: 2002-2006"],
+    ["Rainfall doubled between 2000 and 2004.", "Supported", "supported.", "rainfall: 2000-2004",
+     "rainfall: 2002-2006"],
     ["Emissions fell in 2011.", "Refuted", "Refuted", "emissions: 2010-2011", "emissions: 2010-2011"],
     ["Literacy has never been higher.", "Not Enough Evidence", "not supported", "literacy: 2000-2001, 2001-2003",
      "literacy: 2003-2003"],
@@ -85,9 +86,15 @@ def card_summary():
 
 
 def _replace_paths(text, names):
+    """`text` with temporary paths replaced by what the user knows (a file name, "pasted gold")."""
     for path, name in names.items():
         text = text.replace(str(path), name)
     return text
+
+
+def _user_error(err, names):
+    """A gr.Error with the error's text, temporary paths replaced."""
+    return gr.Error(_replace_paths(str(err), names), print_exception=False)
 
 
 def score_files(gold_path, predictions_path, ev2r_path=None, strict=False, ev2r_aggregation="tsver"):
@@ -123,7 +130,7 @@ def _score_paths(gold_path, predictions_path, ev2r_path, names, strict, ev2r_agg
             judge = judges.as_judge(str(ev2r_path)) if ev2r_path else None
             result = cli.evaluate_files(str(gold_path), str(predictions_path), judge, bool(strict), ev2r_aggregation)
     except (ValueError, TypeError, OSError) as err:
-        raise gr.Error(_replace_paths(str(err), names), print_exception=False) from None
+        raise _user_error(err, names) from None
     notes = "\n".join(_replace_paths(str(w.message), names) for w in caught) or "No warnings."
     return show(result, notes)
 
@@ -167,7 +174,8 @@ def score_table(table, strict=False, ev2r_aggregation="tsver"):
         predictions.append({"Claim": cells["claim"], "Verdict": cells["predicted verdict"], "Explanation": None,
                             "PredictedTimeRanges": _ranges(cells["predicted ranges"], number, "predicted ranges")})
     with tempfile.TemporaryDirectory() as folder:
-        paths = {"table (gold)": pathlib.Path(folder, "gold.jsonl"), "table (predictions)": pathlib.Path(folder, "p.jsonl")}
+        paths = {"table (gold)": pathlib.Path(folder, "gold.jsonl"),
+                 "table (predictions)": pathlib.Path(folder, "predictions.jsonl")}
         for path, records in zip(paths.values(), (gold, predictions)):
             path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
         names = {path: name for name, path in paths.items()}

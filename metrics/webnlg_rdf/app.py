@@ -89,7 +89,8 @@ def score_text(references_text, candidates_text, by=BREAKDOWNS):
     if len(references_text) > MAX_TEXT_CHARS or len(candidates_text) > MAX_TEXT_CHARS:
         raise gr.Error(f"Pasted text is limited to {MAX_TEXT_CHARS:,} characters; upload the files instead.")
     with tempfile.TemporaryDirectory() as folder:
-        references_path, candidates_path = pathlib.Path(folder, "references.xml"), pathlib.Path(folder, "candidates.xml")
+        references_path = pathlib.Path(folder, "references.xml")
+        candidates_path = pathlib.Path(folder, "candidates.xml")
         references_path.write_text(references_text, encoding="utf-8")
         candidates_path.write_text(candidates_text, encoding="utf-8")
         names = {references_path: "pasted references", candidates_path: "pasted candidates"}
