@@ -416,3 +416,48 @@ def test_score_jsonl_errors(tmp_path):
     questions.write_text(json.dumps(dict(Q, split="train")) + "\n")
     with pytest.raises(ValueError, match=r"no question has split 'test' \(splits found: train\)"):
         scoring.score_jsonl(questions, evidence, split="test")
+
+
+def _random_case(rng, space):
+    """A question and evidence with the shapes the rules talk about, in one space."""
+    keys = scoring.SPACES[space]
+    names = [f"E{i}" for i in range(6)]
+    t_query = rng.choice([1994, 1994.0, "1994", 2000.5])
+    gold = []
+    for _ in range(rng.choice([0, 1, 1, 2, 3, 4])):
+        s, o = rng.sample(names, 2)
+        triple = {"s": s, "r": rng.choice("rq"), "o": o}
+        gold.append(dict(triple, s_id="Q" + s, r_id="P" + triple["r"], o_id="Q" + o, t_start=1.0, t_end=1.0))
+    gold += rng.sample(gold, min(len(gold), rng.choice([0, 1])))  # a repeated gold triple
+    times = [(1994, 1994), (1994.0, 1994.0), (1990, 1994), (1994, 2001), ("-inf", "inf"), (1995, 1993),
+             ("nan", 2000), (1993, 1993), (2000.5, 2000.5), (1900, "inf")]
+    evidence = []
+    for _ in range(rng.randint(0, 12)):
+        if gold and rng.random() < 0.5:
+            base = rng.choice(gold)
+            triple = tuple(base[k] for k in keys)
+        else:
+            s, o = rng.sample(names, 2)
+            triple = (s, rng.choice("rq"), o) if space == "label" else ("Q" + s, "P" + rng.choice("rq"), "Q" + o)
+        start, end = rng.choice(times)
+        if rng.random() < 0.5:
+            evidence.append(triple + (start, end))
+        else:
+            evidence.append(dict(zip(keys, triple), t_start=start, t_end=end))
+    question = {"id": f"r{rng.random()}", "t_query": t_query, "S_star": gold,
+                "complexity": rng.choice(["1hop", "2hop", "3+hop", None]), "operator_type": rng.choice(["a", "b"])}
+    return question, evidence
+
+
+@pytest.mark.parametrize("space", ["label", "id"])
+def test_random_questions_follow_the_reference_rules(reference, space):
+    """Rules, not files: random shapes (repeats, open/inverted/nan intervals, int/str years) agree."""
+    import random
+
+    rng = random.Random(20261130)
+    cases = [_random_case(rng, space) for _ in range(3000)]  # empty S_star included: explicit keys agree
+    ours = [scoring.score_question(q, ev, space) for q, ev in cases]
+    theirs = [reference.score_question(q, ev, space) for q, ev in cases]
+    assert ours == theirs
+    assert scoring.aggregate(ours) == reference.aggregate(theirs)
+    assert sum(r["hits"] for r in ours) > 0 and sum(r["ccr"] for r in ours) > 0
