@@ -77,6 +77,12 @@ def test_options_reach_the_scorer_and_the_signature(metric):
     assert "|top_k:1|dedup:yes|subset:functional-2-" in result["signature"]
 
 
+def test_evidence_as_generators_is_read_once(metric):
+    questions, evidence = _examples()
+    result = metric.compute(predictions=[iter(ev) for ev in evidence], **_inputs(questions))
+    assert result == scoring.score(questions, evidence)
+
+
 def test_optional_slice_fields_may_be_left_out(metric):
     questions, evidence = _examples()
     result = metric.compute(predictions=evidence, references=[q["S_star"] for q in questions],

@@ -143,11 +143,14 @@ class TempbenchTrp(evaluate.Metric):
         for i in range(n):
             question = {"id": kwargs["id"][i], "t_query": kwargs["t_query"][i], "S_star": references[i],
                         "complexity": kwargs["complexity"][i], "operator_type": kwargs["operator_type"][i]}
+            evidence = predictions[i]
+            if not isinstance(evidence, (list, tuple, str, bytes, dict)) and hasattr(evidence, "__iter__"):
+                evidence = list(evidence)  # read a generator once, for the check and for storing
             try:
-                score_question(question, predictions[i], space)  # the scorer's own checks, nothing stored
+                score_question(question, evidence, space)  # the scorer's own checks, nothing stored
             except (ValueError, TypeError) as err:
                 raise type(err)(f"example #{start + i}: {err}") from None
-            evidence_rows.append([_as_record(item, space, start + i, j) for j, item in enumerate(predictions[i])])
+            evidence_rows.append([_as_record(item, space, start + i, j) for j, item in enumerate(evidence)])
             gold_rows.append([{key: _gold_text(g, key, start + i, j) for key in _GOLD_KEYS}
                               for j, g in enumerate(references[i])])
             t_query.append(float(question["t_query"]))
