@@ -4,13 +4,16 @@ messages for bad input, and each folder's app working from a copy of the folder 
 
 import contextlib
 import importlib.util
+import json
 import re
 import shutil
 import sys
 
 import pytest
 
-import browser  # first: it turns gradio's analytics off before gradio is imported
+from conftest import shared_path
+
+import browser  # before gradio: it turns gradio's analytics off
 
 pytest.importorskip("gradio", reason="gradio is not installed (pip install gradio; CI installs the spaces extra)")
 
@@ -200,3 +203,53 @@ def test_launch_limits_uploads(folder, apps, monkeypatch):
     monkeypatch.setattr(gr.Blocks, "launch", lambda self, **kwargs: calls.append(kwargs))
     apps[folder].launch(server_name="127.0.0.1")
     assert calls == [{"max_file_size": "5mb", "server_name": "127.0.0.1"}]
+
+
+# ---------------------------------------------------------------- official files through the Space handlers
+
+
+def test_mctaco_official_runs(apps):
+    runs = json.loads(shared_path("data", "mctaco", "expected_official.json").read_text())["runs"]
+    for run in runs:
+        gold, predictions = (str(shared_path("data", "mctaco", run[name])) for name in ("gold", "predictions"))
+        row = apps["mctaco"].score_files(gold, predictions)[0].values.tolist()[0]
+        assert row[2:] == [repr(run["em"]), repr(run["f1"])], run["predictions"]
+
+
+def test_tempbench_official_fixture(apps):
+    folder = shared_path("data", "tempbench", "fixtures")
+    expected = json.loads((folder / "expected_oracle_plus_noise_label.json").read_text())["results"]
+    for questions, runs in expected.items():
+        want = next(run["aggregate"] for run in runs if "label" in run["keys"])
+        shown = cells(apps["tempbench_trp"].score_files(str(folder / questions),
+                                                       str(folder / "evidence_oracle_plus_noise_label.jsonl")))
+        assert shown[0][1:] == [str(want["n_questions"]), *(repr(want[key]) for key in
+                                                           ("TRP_macro", "TRP_micro", "CCR", "coverage"))]
+        slices = [[f"{field}: {value}", str(cell["n"]), repr(cell["TRP"]), "", repr(cell["CCR"]), ""]
+                  for field in ("complexity", "operator") for value, cell in want[f"by_{field}"].items()]
+        assert shown[1:] == slices
+
+
+def test_webnlg_official_example(apps):
+    folder = shared_path("data", "webnlg")
+    want = json.loads((folder / "expected" / "example.json").read_text())
+    shown = cells(apps["webnlg_rdf"].score_files(str(folder / "example" / "Refs.xml"),
+                                                 str(folder / "example" / "Cands2.xml"), by=[]))
+    blocks = [("Total_scores", want["Total_scores"]), *want["Scores_per_tag"].items()]
+    for row, (title, scheme) in zip(shown, [(t, s) for t, _ in blocks for s in webnlg_scoring.SCHEMES]):
+        cell = dict(blocks)[title][scheme]
+        assert row[:2] == [title, scheme]
+        assert row[5:] == [str(cell[kind]) for kind in ("Correct", "Incorrect", "Partial", "Missed", "Spurious")]
+        for shown_rate, rate in zip(row[2:5], ("Precision", "Recall", "F1")):
+            assert abs(float(shown_rate) - cell[rate]) <= 1e-12, (title, scheme, rate)  # the spec's tolerance
+
+
+@pytest.mark.parametrize("run", ["test_gold", "test_wrong_verdict"])
+def test_tsver_official_table(apps, run):
+    folder = shared_path("data", "tsver")
+    official = (folder / "expected" / f"official_cli_{run}.txt").read_text(encoding="utf-8")
+    percent = dict(re.findall(r"^\| (TSCS|Verdict F1|Verdict Accuracy) +\| +([\d.]+) \|$", official, re.M))
+    shown = {row[0]: row[2] for row in cells(apps["tsver"].score_files(
+        str(folder / "tsver_test.jsonl"), str(folder / "predictions" / f"pred_{run}.jsonl")))}
+    assert percent == {"TSCS": shown["TSCS"], "Verdict F1": shown["Verdict F1 (macro, 4 labels)"],
+                       "Verdict Accuracy": shown["Verdict Accuracy"]}
