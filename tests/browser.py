@@ -31,6 +31,7 @@ CHROMIUM_FLAGS = (
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+    "--disable-dev-shm-usage",  # containers often have a tiny /dev/shm, where Chromium's tabs crash
     "--window-size=1280,1600",
 )
 WAIT = 30  # seconds for a page or a result to appear (a cold server on a busy 2-core machine)
