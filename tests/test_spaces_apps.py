@@ -253,3 +253,10 @@ def test_tsver_official_table(apps, run):
         str(folder / "tsver_test.jsonl"), str(folder / "predictions" / f"pred_{run}.jsonl")))}
     assert percent == {"TSCS": shown["TSCS"], "Verdict F1": shown["Verdict F1 (macro, 4 labels)"],
                        "Verdict Accuracy": shown["Verdict Accuracy"]}
+
+
+@pytest.mark.parametrize("folder", FOLDERS)
+def test_requirements_pin_the_gradio_we_test_with(folder):
+    lines = (browser.METRICS / folder / "requirements.txt").read_text().splitlines()
+    assert f"gradio=={gr.__version__}" in lines and "evaluate==0.4.6" in lines
+    assert {"datasets>=4,<6", "numpy", "pandas"} <= set(lines)
