@@ -407,3 +407,34 @@ def test_tsver_real_trainer_evaluate_both_ways(hf, tmp_path):
             assert metrics[f"eval_{key}"] == expected[key], key
         assert metrics["eval_signature"] == "tsver|version:1.0.0|strict:no|ev2r:tsver|judge:none"
         assert "eval_confusion_matrix" not in metrics
+
+
+# ---------------------------------------------------------------- the runnable examples under scripts/
+
+def run_script(name, argv):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, METRICS.parent / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.main(argv)
+
+
+@pytest.mark.parametrize("name, argv, key, signature", [
+    ("train_mctaco", ["--data", str(METRICS / "mctaco" / "examples" / "example.tsv"), "--epochs", "1"],
+     "eval_em", "mctaco|"),
+    ("train_tempbench", ["--data", str(METRICS / "tempbench_trp" / "examples" / "questions.jsonl"), "--epochs", "1",
+                         "--batch-eval-metrics"], "eval_TRP_macro", "tempbench_trp|"),
+    ("train_webnlg", ["--data", str(METRICS / "webnlg_rdf" / "examples" / "refs.xml"), "--epochs", "1",
+                      "--batch-eval-metrics"], "eval_Total_scores/Exact/F1", "webnlg_rdf|"),
+])
+def test_example_scripts_run_on_the_bundled_examples(hf, name, argv, key, signature):
+    metrics = run_script(name, argv)
+    assert 0 <= metrics[key] <= 1
+    assert metrics["eval_signature"].startswith(signature)
+
+
+def test_tsver_example_script(hf):
+    metrics = run_script("train_tsver", ["--data", str(shared_path("data", "tsver", "tsver_dev.jsonl")), "--epochs", "1",
+                                         "--batch-eval-metrics"])
+    assert metrics["eval_n_claims"] == 24 and 0 <= metrics["eval_verdict_accuracy"] <= 1
