@@ -227,7 +227,11 @@ def test_tempbench_official_fixture(apps):
                                                            ("TRP_macro", "TRP_micro", "CCR", "coverage"))]
         slices = [[f"{field}: {value}", str(cell["n"]), repr(cell["TRP"]), "", repr(cell["CCR"]), ""]
                   for field in ("complexity", "operator") for value, cell in want[f"by_{field}"].items()]
-        assert shown[1:] == slices
+        # The evidence file covers both questions files: the other file's lines are counted, not scored.
+        lines = (folder / "evidence_oracle_plus_noise_label.jsonl").read_text().splitlines()
+        n_unused = len(lines) - want["n_questions"]
+        assert shown[1:] == slices + [["evidence lines not scored (id not among the questions)", str(n_unused),
+                                       "", "", "", ""]]
 
 
 def test_webnlg_official_example(apps):
@@ -260,3 +264,12 @@ def test_requirements_pin_the_gradio_we_test_with(folder):
     lines = (browser.METRICS / folder / "requirements.txt").read_text().splitlines()
     assert f"gradio=={gr.__version__}" in lines and "evaluate==0.4.6" in lines
     assert {"datasets>=4,<6", "numpy", "pandas"} <= set(lines)
+
+
+def test_tempbench_says_how_many_evidence_lines_it_did_not_score(apps):
+    questions, evidence = example_paths("tempbench_trp")
+    extra = '{"id": "not-a-question", "evidence": []}\n'
+    text = open(evidence, encoding="utf-8").read() + extra
+    table, _, signature = apps["tempbench_trp"].score_text(open(questions, encoding="utf-8").read(), text)
+    assert table.values.tolist()[-1] == ["evidence lines not scored (id not among the questions)", 1, "", "", "", ""]
+    assert signature == "tempbench_trp|version:1.0.0|space:label|top_k:none|dedup:no|subset:all"

@@ -157,13 +157,12 @@ def show(result):
             table.append([name, cell["n"], _number(cell["TRP"]), "", _number(cell["CCR"]), ""])
             bars += [{"bar": f"{metric} · {name}", "metric": metric, "score": cell[metric]}
                      for metric in ("TRP", "CCR")]
+    if result.get("n_evidence_unused"):  # said, not silently dropped
+        table.append(["evidence lines not scored (id not among the questions)", result["n_evidence_unused"],
+                      "", "", "", ""])
     bars = pd.DataFrame(bars, columns=["bar", "metric", "score"])
-    plot = gr.BarPlot(value=bars, sort=list(bars["bar"]))
-    signature = result["signature"]
-    if result.get("n_evidence_unused"):
-        unused = result["n_evidence_unused"]
-        signature += f"  (evidence lines not scored, their id is not among the questions: {unused})"
-    return pd.DataFrame(table, columns=RESULT_HEADERS), plot, signature
+    return pd.DataFrame(table, columns=RESULT_HEADERS), gr.BarPlot(value=bars, sort=list(bars["bar"])), \
+        result["signature"]
 
 
 def _number(value):
