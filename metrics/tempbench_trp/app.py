@@ -161,8 +161,8 @@ def show(result):
         table.append(["evidence lines not scored (id not among the questions)", result["n_evidence_unused"],
                       "", "", "", ""])
     bars = pd.DataFrame(bars, columns=["bar", "metric", "score"])
-    return pd.DataFrame(table, columns=RESULT_HEADERS), gr.BarPlot(value=bars, sort=list(bars["bar"])), \
-        result["signature"]
+    plot = gr.BarPlot(value=bars, sort=list(bars["bar"]))
+    return pd.DataFrame(table, columns=RESULT_HEADERS), plot, result["signature"]
 
 
 def _number(value):
