@@ -409,6 +409,58 @@ def test_tsver_real_trainer_evaluate_both_ways(hf, tmp_path):
         assert "eval_confusion_matrix" not in metrics
 
 
+def test_webnlg_real_seq2seq_trainer_generate_then_decode(hf, tmp_path):
+    """predict_with_generate: generated token ids (padded with -100 across batches of different
+    lengths in the whole-set path), decoded by the user's function."""
+    import torch
+
+    entries = datasets.Dataset.from_dict({name: column * 3 for name, column in WEBNLG_ENTRIES.items()})  # 12
+    texts = [" ".join(triples).replace("|", " ").replace("_", " ") for triples in entries["references"]]
+    targets = [" && ".join(triples) for triples in entries["references"]]
+    tokenizer = word_level_tokenizer(hf, texts + targets)
+    encoded = entries.add_column("text", texts).add_column("target", targets).map(
+        lambda b: {**tokenizer(b["text"]), "labels": tokenizer(b["target"])["input_ids"]}, batched=True)
+    vocabulary = sorted({triple for triples in entries["references"] for triple in triples})
+
+    def decode(token_ids, indices):
+        """A stand-in parser: a generated sequence picks one reference triple (by its token ids)."""
+        decoded = []
+        for row in token_ids:
+            ids = [int(t) for t in row if t > 3]  # drops -100 padding, [PAD], [UNK] and the specials
+            decoded.append([vocabulary[sum(ids) % len(vocabulary)]] if ids else [])
+        return decoded
+
+    torch.manual_seed(3)
+    model = hf.T5ForConditionalGeneration(hf.T5Config(
+        vocab_size=tokenizer.vocab_size, d_model=32, d_kv=16, d_ff=64, num_layers=1, num_decoder_layers=1,
+        num_heads=2, pad_token_id=0, eos_token_id=3, decoder_start_token_id=0, initializer_factor=5.0))
+
+    def evaluate(batch_eval_metrics):
+        args = hf.Seq2SeqTrainingArguments(
+            output_dir=str(tmp_path / "out"), per_device_eval_batch_size=5, predict_with_generate=True,
+            generation_max_length=6, batch_eval_metrics=batch_eval_metrics, report_to="none", use_cpu=True,
+            disable_tqdm=True)
+        trainer = hf.Seq2SeqTrainer(model=model, args=args, eval_dataset=encoded,
+                                    data_collator=hf.DataCollatorForSeq2Seq(tokenizer, model=model),
+                                    compute_metrics=webnlg_trainer.compute_metrics_for(entries, decode))
+        return trainer, trainer.evaluate()
+
+    trainer, whole = evaluate(False)
+    _, batched = evaluate(True)
+    generated = trainer.predict(encoded).predictions
+    predictions = decode(generated, range(len(entries)))
+    assert len({tuple(p) for p in predictions}) > 1  # the predictions differ between entries
+    stats = [webnlg_scoring.entry_stats(refs, cands, entry=i)
+             for i, (refs, cands) in enumerate(zip(entries["references"], predictions))]
+    expected = webnlg_scoring.aggregate(stats)
+    for metrics in (whole, batched):
+        assert metrics["eval_Total_scores/Exact/F1"] == expected["Total_scores"]["Exact"]["F1"]
+        assert metrics["eval_Exact_match/F1"] == expected["Exact_match"]["F1"]
+    timings = ("runtime", "per_second", "preparation_time")
+    assert {k: v for k, v in whole.items() if not k.endswith(timings)} == \
+        {k: v for k, v in batched.items() if not k.endswith(timings)}
+
+
 # ---------------------------------------------------------------- the runnable examples under scripts/
 
 def run_script(name, argv):
