@@ -62,9 +62,15 @@ print(json.dumps(results))
 
 def run_pair(code, args_for_rank, timeout=120):
     """Starts rank 0 and rank 1 of `code` at once; returns their parsed JSON outputs (last stdout line)."""
+    return run_pair_env(code, args_for_rank, lambda rank: {}, timeout)
+
+
+def run_pair_env(code, args_for_rank, env_for_rank, timeout=120):
+    """`run_pair` with extra environment variables per rank."""
     env = dict(os.environ, PYTHONPATH=str(REPO / "tests"), OMP_NUM_THREADS="1")
     procs = [subprocess.Popen([sys.executable, "-c", code, *args_for_rank(rank)], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, env=env) for rank in (0, 1)]
+                              stderr=subprocess.PIPE, text=True, env={**env, **env_for_rank(rank)})
+             for rank in (0, 1)]
     outputs = []
     for rank, proc in enumerate(procs):
         try:
@@ -248,3 +254,83 @@ def test_torch_distributed_gloo_gather_then_compute_on_rank_0():
     right = sum(1 for i, verdict in enumerate(gold["verdict"]) if i % 2 == 0 or verdict == "Refuted")
     assert rank0["tsver"]["verdict_accuracy"] == right / len(gold)
     assert rank0["tsver"]["n_scored"] == len(gold) == 24
+
+
+# ---------------------------------------------------------------- a real Trainer on two processes (gloo)
+
+TRAINER_WORKER = r"""
+import json
+import os
+import sys
+import tempfile
+
+import torch
+from tokenizers import Tokenizer
+from tokenizers import models
+from tokenizers import pre_tokenizers
+from tokenizers import processors
+from transformers import BertConfig
+from transformers import BertForSequenceClassification
+from transformers import DataCollatorWithPadding
+from transformers import PreTrainedTokenizerFast
+from transformers import Trainer
+from transformers import TrainingArguments
+
+from benchscore.mctaco import loader
+from benchscore.mctaco import scoring
+from benchscore.mctaco import trainer as mctaco_trainer
+
+dev_tsv, n_rows = sys.argv[1], int(sys.argv[2])
+torch.set_num_threads(1)
+rows = loader.load_split(dev_tsv).select(range(n_rows))
+words = sorted({w for r in rows for f in ("sentence", "question", "answer") for w in r[f].split()})
+vocab = {t: i for i, t in enumerate(["[PAD]", "[UNK]", "[CLS]", "[SEP]"] + words)}
+tok = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+tok.post_processor = processors.TemplateProcessing(single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B [SEP]",
+                                                   special_tokens=[("[CLS]", 2), ("[SEP]", 3)])
+tokenizer = PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="[PAD]", unk_token="[UNK]")
+encoded = rows.map(lambda b: tokenizer([s + " " + q for s, q in zip(b["sentence"], b["question"])], b["answer"]),
+                   batched=True).rename_column("label", "labels")
+torch.manual_seed(0)  # the same weights on both ranks
+model = BertForSequenceClassification(BertConfig(
+    vocab_size=len(vocab), hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
+    max_position_embeddings=256, num_labels=2, initializer_range=0.5))
+
+results = {}
+for batch_eval_metrics in (False, True):
+    args = TrainingArguments(output_dir=tempfile.mkdtemp(), per_device_eval_batch_size=4, use_cpu=True,
+                             batch_eval_metrics=batch_eval_metrics, report_to="none", disable_tqdm=True,
+                             ddp_backend="gloo")
+    trainer = Trainer(model=model, args=args, eval_dataset=encoded, data_collator=DataCollatorWithPadding(tokenizer),
+                      compute_metrics=mctaco_trainer.compute_metrics_for(rows))
+    results[batch_eval_metrics] = trainer.evaluate()
+    world_size = args.world_size
+
+# The reference: the same model on every row in this process, no Trainer, then the pure scorer.
+model.eval()
+with torch.no_grad():
+    features = DataCollatorWithPadding(tokenizer)([{k: v for k, v in r.items() if k in ("input_ids", "attention_mask")}
+                                                   for r in encoded])
+    yes = (model(**features).logits.argmax(-1) == 1).tolist()
+expected = scoring.score(yes, list(rows["label"]), list(rows["question_id"]))
+print(json.dumps({"world_size": world_size, "whole": results[False], "batched": results[True],
+                  "expected": expected, "n_yes": sum(yes)}))
+"""
+
+
+def test_trainer_on_two_processes_gathers_in_dataset_order():
+    pytest.importorskip("transformers")
+    dev = shared_path("data", "mctaco", "dev_3783.tsv")
+    port = str(free_port())
+    n_rows = 61  # with 2 ranks x 4 rows a batch, the last batch is padded with repeats that must be dropped
+
+    # What torchrun would set for each of the two processes.
+    outputs = run_pair_env(TRAINER_WORKER, lambda rank: [str(dev), str(n_rows)], lambda rank: {
+        "RANK": str(rank), "LOCAL_RANK": str(rank), "WORLD_SIZE": "2", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": port})
+    for output in outputs:
+        assert output["world_size"] == 2
+        assert 0 < output["n_yes"] < n_rows
+        for metrics in (output["whole"], output["batched"]):
+            assert (metrics["eval_em"], metrics["eval_f1"], metrics["eval_n_questions"]) == (
+                output["expected"]["em"], output["expected"]["f1"], output["expected"]["n_questions"])
