@@ -112,7 +112,7 @@ def tsver_job():
 def tempbench_job():
     questions = tempbench_loader.load_tempbench(shared_path("data", "tempbench", "fixtures", "questions_point.jsonl"))
     evidence_path = shared_path("data", "tempbench", "fixtures", "evidence_partial_label.jsonl")
-    evidence = {line["id"]: line["evidence"] for line in map(json.loads, open(evidence_path, encoding="utf-8"))}
+    evidence = {line["id"]: line["evidence"] for line in map(json.loads, evidence_path.read_text(encoding="utf-8").splitlines())}
     inputs = {"predictions": [evidence[qid] for qid in questions["id"]], **tempbench_loader.metric_inputs(questions)}
     return "tempbench_trp", None, inputs, {"dedup": True}, 40
 

@@ -3,12 +3,11 @@ transformers needed), then a real `transformers.Trainer` on the CPU with tiny mo
 config and tokenizers built here (skipped where torch/transformers are not installed)."""
 
 import collections
+import json
 
 import datasets
 import numpy as np
 import pytest
-
-import json
 
 from benchscore.mctaco import scoring as mctaco_scoring
 from benchscore.mctaco import trainer as mctaco_trainer
@@ -224,7 +223,7 @@ def decoder(per_row, calls):
 def test_tempbench_whole_set_and_batches_equal_the_pure_function(batch_size):
     examples = METRICS / "tempbench_trp" / "examples"
     questions = tempbench_loader.load_tempbench(examples / "questions.jsonl")
-    evidence = {line["id"]: line["evidence"] for line in map(json.loads, open(examples / "evidence.jsonl"))}
+    evidence = {line["id"]: line["evidence"] for line in map(json.loads, (examples / "evidence.jsonl").read_text().splitlines())}
     per_row = [evidence[qid] for qid in questions["id"]]
     calls = []
     compute_metrics = tempbench_trainer.compute_metrics_for(questions, decoder(per_row, calls))
