@@ -1,5 +1,6 @@
 """MC-TACO inside a `transformers.Trainer`: a `compute_metrics` for a per-candidate binary classifier.
 
+    from benchscore.mctaco.loader import load_split
     from benchscore.mctaco.trainer import compute_metrics_for
     eval_ds = load_split("dev_3783.tsv")                 # has question_id (and label, category)
     trainer = Trainer(model, args, eval_dataset=tokenized_eval_ds,
@@ -19,8 +20,9 @@ Works both ways, with the same numbers: `compute_metrics(eval_pred)` for the who
 
 For logging, the result is flattened: nested dicts (the per-category extension) become
 "extension_per_category/<category>/<key>" entries, so every logged value is a number or the
-signature string. The full result of the last evaluation is kept in `.last_result`.
-transformers is not imported here: only `EvalPrediction`'s two fields are read.
+signature string. The full result of the last evaluation is kept in `.last_result`. In batch mode
+the helper counts rows across calls: after an evaluation that stopped with an error, build a new
+one. transformers is not imported here: only `EvalPrediction`'s two fields are read.
 """
 
 import os

@@ -29,7 +29,8 @@ the Trainer calls it only when the eval dataset has labels).
 
 For logging, nested dicts (by_complexity, by_operator) are flattened with "/", e.g.
 "by_complexity/1hop/TRP"; numbers, None and the signature string stay. The full result of the last
-evaluation is kept in `.last_result`. transformers is not imported here.
+evaluation is kept in `.last_result`. In batch mode the helper counts rows across calls: after an
+evaluation that stopped with an error, build a new one. transformers is not imported here.
 """
 
 import os

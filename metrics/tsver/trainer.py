@@ -21,7 +21,8 @@ batch: `add_batch`, then `compute()` on the last).
 
 For logging, nested dicts are flattened with "/" and lists (the confusion matrix, per-claim
 statistics) are dropped; numbers, None and the signature string stay. The full result of the last
-evaluation is kept in `.last_result`. transformers is not imported here.
+evaluation is kept in `.last_result`. In batch mode the helper counts rows across calls: after an
+evaluation that stopped with an error, build a new one. transformers is not imported here.
 """
 
 import os

@@ -29,7 +29,9 @@ For logging, the nested result is flattened with "/": "Total_scores/Exact/F1",
 "Scores_per_tag/Subjects/Strict/Precision", "Exact_match/F1", and with the breakdown
 "extension_per_category/<category>/Total_scores/...". Every logged value is a number or the
 signature string; pick one for `metric_for_best_model` (e.g. "Total_scores/Exact/F1"). The full
-result of the last evaluation is kept in `.last_result`. transformers is not imported here.
+result of the last evaluation is kept in `.last_result`. In batch mode the helper counts rows across
+calls: after an evaluation that stopped with an error, build a new one. transformers is not imported
+here.
 """
 
 import os
