@@ -66,6 +66,20 @@ def test_mctaco_whole_set_and_batches_equal_the_pure_function(batch_size):
     assert whole["signature"] == "mctaco|version:1.0.0|key:question_id|labels:normalized"
 
 
+def test_lists_of_batches_are_concatenated():
+    """TrainingArguments(eval_do_concat_batches=False) hands over one array per batch."""
+    rows = mctaco_rows()
+    logits, label_ids = mctaco_logits(5, len(rows)), np.array(rows["label"])
+    as_batches = EvalPred([logits[:4], logits[4:]], [label_ids[:4], label_ids[4:]])
+    assert mctaco_trainer.compute_metrics_for(rows)(as_batches) == \
+        mctaco_trainer.compute_metrics_for(rows)(EvalPred(logits, label_ids))
+    claims = tsver_claims()
+    logits, label_ids = np.random.default_rng(5).normal(size=(5, 4)), tsver_label_ids(claims)
+    as_batches = EvalPred([logits[:2], logits[2:]], [label_ids[:2], label_ids[2:]])
+    assert tsver_trainer.compute_metrics_for(claims)(as_batches) == \
+        tsver_trainer.compute_metrics_for(claims)(EvalPred(logits, label_ids))
+
+
 def test_mctaco_single_logit_and_flattened_categories():
     rows = mctaco_rows()
     logit = np.array([[2.0], [-1.0], [0.5], [-3.0], [1.0], [0.1], [0.2], [-0.1], [0.0]])

@@ -39,7 +39,10 @@ def _load_module():
 
 
 def to_numpy(array):
-    """A numpy array from what the Trainer passes (numpy, a torch tensor in batch mode, or a list)."""
+    """One numpy array from what the Trainer passes: numpy, a torch tensor (batch mode), or a list of
+    per-batch arrays (`eval_do_concat_batches=False`)."""
+    if isinstance(array, list):
+        return np.concatenate([to_numpy(part) for part in array])
     if hasattr(array, "detach"):  # torch.Tensor, without importing torch
         array = array.detach().cpu().numpy()
     return np.asarray(array)
