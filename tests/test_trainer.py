@@ -254,6 +254,19 @@ def test_tempbench_whole_set_and_batches_equal_the_pure_function(batch_size):
     assert not any(isinstance(value, (dict, list)) for value in whole.values())
 
 
+def test_tempbench_optional_columns_may_be_absent():
+    examples = METRICS / "tempbench_trp" / "examples"
+    questions = tempbench_loader.load_tempbench(examples / "questions.jsonl")
+    evidence = {line["id"]: line["evidence"] for line in map(json.loads, (examples / "evidence.jsonl").read_text().splitlines())}
+    per_row = [evidence[qid] for qid in questions["id"]]
+    bare = questions.select_columns(["S_star", "t_query"])
+    metrics = tempbench_trainer.compute_metrics_for(bare, decoder(per_row, []))(EvalPred(row_numbers(4), None))
+    full = tempbench_trainer.compute_metrics_for(questions, decoder(per_row, []))(EvalPred(row_numbers(4), None))
+    assert metrics["TRP_macro"] == full["TRP_macro"] and metrics["CCR"] == full["CCR"]
+    assert not any(key.startswith("by_complexity/1hop") for key in metrics)  # no complexity given
+    assert any(key.startswith("by_complexity/1hop") for key in full)
+
+
 def test_tempbench_bad_decode_is_a_clear_error():
     examples = METRICS / "tempbench_trp" / "examples"
     questions = tempbench_loader.load_tempbench(examples / "questions.jsonl")
