@@ -323,11 +323,22 @@ def test_webnlg_breakdown_is_flattened():
         webnlg_trainer.compute_metrics_for(entries.remove_columns("category"), lambda p, i: [], breakdown=True)
 
 
-def test_helpers_accept_a_preloaded_module():
+def test_helpers_accept_a_preloaded_module_but_not_a_multi_process_one(tmp_path):
     rows = mctaco_rows()
     metric = load_metric("mctaco")
     metrics = mctaco_trainer.compute_metrics_for(rows, metric=metric)(EvalPred(mctaco_logits(2, 9), np.array(rows["label"])))
     assert metrics["n_questions"] == 4
+    # A multi-process Trainer hands every rank all predictions: num_process > 1 would count them twice.
+    shared = load_metric("mctaco", num_process=2, process_id=0, cache_dir=str(tmp_path))
+    entries = datasets.Dataset.from_dict(WEBNLG_ENTRIES)
+    for make in (lambda m: mctaco_trainer.compute_metrics_for(rows, metric=m),
+                 lambda m: tsver_trainer.compute_metrics_for(tsver_claims(), metric=m),
+                 lambda m: tempbench_trainer.compute_metrics_for(
+                     tempbench_loader.load_tempbench(METRICS / "tempbench_trp" / "examples" / "questions.jsonl"),
+                     lambda p, i: [], metric=m),
+                 lambda m: webnlg_trainer.compute_metrics_for(entries, lambda p, i: [], metric=m)):
+        with pytest.raises(ValueError, match="num_process=2, but the Trainer gives every rank all predictions"):
+            make(shared)
 
 
 # ---------------------------------------------------------------- a real Trainer on the CPU

@@ -98,6 +98,9 @@ class MctacoComputeMetrics:
         self.question_ids = list(eval_dataset[question_id_column])
         self.references = [to_yes_id(value, row) for row, value in enumerate(eval_dataset[label_column])]
         self.categories = None if category_column is None else list(eval_dataset[category_column])
+        if getattr(metric, "num_process", 1) > 1:
+            raise ValueError(f"metric has num_process={metric.num_process}, but the Trainer gives every rank all "
+                             f"predictions, which would count them {metric.num_process} times; use num_process=1")
         self.metric = _load_module() if metric is None else metric
         self.compute_kwargs = dict(compute_kwargs or {})
         self.last_result = None
@@ -160,7 +163,8 @@ def compute_metrics_for(eval_dataset, metric=None, question_id_column="question_
     Args:
         eval_dataset: the eval rows in the Trainer's order, before or after tokenization (columns
             are read here, so the Trainer may drop them): `question_id` and `label` (0 = no, 1 = yes).
-        metric: an evaluate module to use (e.g. one loaded with `num_process`/`process_id`);
+        metric: an evaluate module to use (e.g. this module from the Hub), with num_process=1:
+            a multi-process Trainer already gives every rank all predictions;
             default: this folder's module.
         question_id_column, label_column: column names.
         category_column: e.g. "category" to add the per-category extension (logged flattened).

@@ -80,6 +80,9 @@ class TempbenchComputeMetrics:
         self.gold = metric_inputs(_with_columns(eval_dataset, optional))  # references, t_query, ...
         self.n_rows = len(eval_dataset)
         self.decode = decode
+        if getattr(metric, "num_process", 1) > 1:
+            raise ValueError(f"metric has num_process={metric.num_process}, but the Trainer gives every rank all "
+                             f"predictions, which would count them {metric.num_process} times; use num_process=1")
         self.metric = _load_module(config_name) if metric is None else metric
         self.compute_kwargs = dict(compute_kwargs or {})
         self.last_result = None
@@ -135,7 +138,8 @@ def compute_metrics_for(eval_dataset, decode, metric=None, config_name=None, com
         eval_dataset: the questions in the Trainer's order (S_star, t_query; complexity,
             operator_type and id when present), before or after tokenization.
         decode: (predictions, indices) -> one evidence list per row (see the module docstring).
-        metric: an evaluate module to use (e.g. one loaded with `num_process`/`process_id`);
+        metric: an evaluate module to use (e.g. this module from the Hub), with num_process=1:
+            a multi-process Trainer already gives every rank all predictions;
             default: this folder's module with `config_name`.
         config_name: "label" (default) or "id", the triple space of the decoded evidence.
         compute_kwargs: keyword arguments for the module's `compute`, e.g. {"top_k": 10}.

@@ -77,6 +77,9 @@ class TsverComputeMetrics:
             raise ValueError(f"{len(predicted_time_series)} predicted_time_series for {len(self.references)} "
                              f"claims; expected one list (or None) per claim")
         self.predicted_time_series = predicted_time_series
+        if getattr(metric, "num_process", 1) > 1:
+            raise ValueError(f"metric has num_process={metric.num_process}, but the Trainer gives every rank all "
+                             f"predictions, which would count them {metric.num_process} times; use num_process=1")
         self.metric = _load_module() if metric is None else metric
         self.compute_kwargs = dict(compute_kwargs or {})
         if self.compute_kwargs.get("ev2r_judge") is not None:
@@ -139,7 +142,8 @@ def compute_metrics_for(eval_dataset, metric=None, labels=LABELS, predicted_time
     Args:
         eval_dataset: the gold claims in the Trainer's order, before or after tokenization, with
             the loader's columns claim, verdict, justifications, time_series.
-        metric: an evaluate module to use (e.g. one loaded with `num_process`/`process_id`);
+        metric: an evaluate module to use (e.g. this module from the Hub), with num_process=1:
+            a multi-process Trainer already gives every rank all predictions;
             default: this folder's module.
         labels: the verdict label of each logit column, in the classifier's order.
         predicted_time_series: optional, per claim the predicted series ([{"series", "ranges"}]).

@@ -79,6 +79,9 @@ class WebnlgComputeMetrics:
         self.gold = {name: list(eval_dataset[name]) for name in needed}
         self.n_rows = len(eval_dataset)
         self.decode = decode
+        if getattr(metric, "num_process", 1) > 1:
+            raise ValueError(f"metric has num_process={metric.num_process}, but the Trainer gives every rank all "
+                             f"predictions, which would count them {metric.num_process} times; use num_process=1")
         self.metric = _load_module("breakdown" if breakdown else "default") if metric is None else metric
         self.compute_kwargs = dict(compute_kwargs or {})
         self.last_result = None
@@ -127,7 +130,8 @@ def compute_metrics_for(eval_dataset, decode, metric=None, breakdown=False, comp
         eval_dataset: the entries in the Trainer's order, with a `references` column (lists of
             triple strings) and, for the breakdown, `category`; before or after tokenization.
         decode: (predictions, indices) -> one list of triple strings per row (see the module docstring).
-        metric: an evaluate module to use (e.g. one loaded with `num_process`/`process_id`);
+        metric: an evaluate module to use (e.g. this module from the Hub), with num_process=1:
+            a multi-process Trainer already gives every rank all predictions;
             default: this folder's module ("breakdown" configuration when `breakdown`).
         breakdown: add the per-size and per-category extension (logged flattened).
         compute_kwargs: keyword arguments for the module's `compute`.
