@@ -25,27 +25,10 @@ the helper counts rows across calls: after an evaluation that stopped with an er
 one. transformers is not imported here: only `EvalPrediction`'s two fields are read.
 """
 
-import os
-
-import numpy as np
-
 from .scoring import LABELS
-
-
-def _load_module():
-    import evaluate  # lazily: the pure scoring must not need it
-
-    return evaluate.load(os.path.dirname(os.path.abspath(__file__)))
-
-
-def to_numpy(array):
-    """One numpy array from what the Trainer passes: numpy, a torch tensor (batch mode), or a list of
-    per-batch arrays (`eval_do_concat_batches=False`)."""
-    if isinstance(array, list):
-        return np.concatenate([to_numpy(part) for part in array])
-    if hasattr(array, "detach"):  # torch.Tensor, without importing torch
-        array = array.detach().cpu().numpy()
-    return np.asarray(array)
+from .trainer_base import ComputeMetricsBase
+from .trainer_base import flatten_for_logging  # re-exported: part of this module's API
+from .trainer_base import to_numpy
 
 
 def yes_from_logits(logits):
@@ -64,17 +47,6 @@ def yes_from_logits(logits):
     )
 
 
-def flatten_for_logging(result, prefix=""):
-    """Nested dicts flattened with "/"; lists (too big to log) dropped; numbers, strings and None kept."""
-    flat = {}
-    for key, value in result.items():
-        if isinstance(value, dict):
-            flat.update(flatten_for_logging(value, f"{prefix}{key}/"))
-        elif not isinstance(value, (list, tuple)):
-            flat[f"{prefix}{key}"] = value
-    return flat
-
-
 def to_yes_id(value, row):
     """1 for a "yes" gold label, 0 for "no" (the loader's ClassLabel ids, or the strings)."""
     if isinstance(value, str) and value.strip().lower() in LABELS:
@@ -84,7 +56,7 @@ def to_yes_id(value, row):
     raise ValueError(f"eval dataset row {row}: label is {value!r}; expected 0/1 (no/yes) or 'no'/'yes'")
 
 
-class MctacoComputeMetrics:
+class MctacoComputeMetrics(ComputeMetricsBase):
     """The `compute_metrics` callable; build it with `compute_metrics_for`."""
 
     def __init__(self, eval_dataset, metric=None, question_id_column="question_id", label_column="label",
@@ -98,24 +70,13 @@ class MctacoComputeMetrics:
         self.question_ids = list(eval_dataset[question_id_column])
         self.references = [to_yes_id(value, row) for row, value in enumerate(eval_dataset[label_column])]
         self.categories = None if category_column is None else list(eval_dataset[category_column])
-        if getattr(metric, "num_process", 1) > 1:
-            raise ValueError(f"metric has num_process={metric.num_process}, but the Trainer gives every rank all "
-                             f"predictions, which would count them {metric.num_process} times; use num_process=1")
-        self.metric = _load_module() if metric is None else metric
-        self.compute_kwargs = dict(compute_kwargs or {})
-        self.last_result = None
-        self._offset = 0  # rows already added in batch mode
+        super().__init__(len(self.question_ids), metric, compute_kwargs)
 
     def _inputs(self, eval_pred, start):
         predictions = yes_from_logits(eval_pred.predictions)
         label_ids = to_numpy(eval_pred.label_ids).reshape(-1)
+        self._check_rows(start, len(predictions), len(label_ids))
         stop = start + len(predictions)
-        if stop > len(self.question_ids) or len(label_ids) != len(predictions):
-            raise ValueError(
-                f"the Trainer gave {len(predictions)} predictions and {len(label_ids)} label ids for rows "
-                f"{start}..{stop - 1}, but the eval dataset has {len(self.question_ids)} rows; pass this helper "
-                f"the same dataset as Trainer(eval_dataset=...)"
-            )
         for offset, label_id in enumerate(label_ids):
             if int(label_id) != self.references[start + offset]:
                 raise ValueError(
@@ -131,29 +92,6 @@ class MctacoComputeMetrics:
         if self.categories is not None:
             inputs["category"] = self.categories[start:stop]
         return inputs
-
-    def __call__(self, eval_pred, compute_result=None):
-        if compute_result is None:  # the whole eval set at once
-            inputs = self._inputs(eval_pred, 0)
-            if len(inputs["predictions"]) != len(self.question_ids):
-                raise ValueError(
-                    f"the Trainer gave {len(inputs['predictions'])} predictions for an eval dataset of "
-                    f"{len(self.question_ids)} rows; pass this helper the same dataset as Trainer(eval_dataset=...)"
-                )
-            return self._finish(self.metric.compute(**inputs, **self.compute_kwargs))
-        inputs = self._inputs(eval_pred, self._offset)
-        self.metric.add_batch(**inputs)
-        self._offset += len(inputs["predictions"])
-        if not compute_result:
-            return {}
-        rows, self._offset = self._offset, 0
-        if rows != len(self.question_ids):
-            raise ValueError(f"the last batch ended at row {rows} of an eval dataset of {len(self.question_ids)} rows")
-        return self._finish(self.metric.compute(**self.compute_kwargs))
-
-    def _finish(self, result):
-        self.last_result = result
-        return flatten_for_logging(result)
 
 
 def compute_metrics_for(eval_dataset, metric=None, question_id_column="question_id", label_column="label",

@@ -33,95 +33,26 @@ evaluation is kept in `.last_result`. In batch mode the helper counts rows acros
 evaluation that stopped with an error, build a new one. transformers is not imported here.
 """
 
-import os
-
-import numpy as np
-
 from .loader import metric_inputs
+from .trainer_base import DecodedComputeMetrics
+from .trainer_base import flatten_for_logging  # re-exported: part of this module's API
+from .trainer_base import outputs_to_numpy as to_numpy  # re-exported; here tuples stay tuples
 
 
-def _load_module(config_name):
-    import evaluate  # lazily: the pure scoring must not need it
-
-    return evaluate.load(os.path.dirname(os.path.abspath(__file__)), config_name)
-
-
-def to_numpy(array):
-    """numpy from what the Trainer passes (numpy, torch tensors in batch mode); tuples stay tuples."""
-    if isinstance(array, (tuple, list)):
-        return tuple(to_numpy(part) for part in array)
-    if hasattr(array, "detach"):  # torch.Tensor, without importing torch
-        array = array.detach().cpu().numpy()
-    return np.asarray(array)
-
-
-def flatten_for_logging(result, prefix=""):
-    """Nested dicts flattened with "/"; lists (too big to log) dropped; numbers, strings and None kept."""
-    flat = {}
-    for key, value in result.items():
-        if isinstance(value, dict):
-            flat.update(flatten_for_logging(value, f"{prefix}{key}/"))
-        elif not isinstance(value, (list, tuple)):
-            flat[f"{prefix}{key}"] = value
-    return flat
-
-
-class TempbenchComputeMetrics:
+class TempbenchComputeMetrics(DecodedComputeMetrics):
     """The `compute_metrics` callable; build it with `compute_metrics_for`."""
 
+    decoded, decoded_lists = "evidence", "evidence lists"
+
     def __init__(self, eval_dataset, decode, metric=None, config_name=None, compute_kwargs=None):
-        if not callable(decode):
-            raise TypeError(f"decode must be a function (predictions, indices) -> evidence per row, found {decode!r}")
+        self._set_decode(decode)
         missing = [c for c in ("S_star", "t_query") if c not in eval_dataset.column_names]
         if missing:
             raise ValueError(f"the eval dataset has no column(s) {missing} (it has {eval_dataset.column_names}); "
                              f"expected the questions as from benchscore.tempbench_trp.loader.load_tempbench")
         optional = [c for c in ("complexity", "operator_type", "id") if c not in eval_dataset.column_names]
         self.gold = metric_inputs(_with_columns(eval_dataset, optional))  # references, t_query, ...
-        self.n_rows = len(eval_dataset)
-        self.decode = decode
-        if getattr(metric, "num_process", 1) > 1:
-            raise ValueError(f"metric has num_process={metric.num_process}, but the Trainer gives every rank all "
-                             f"predictions, which would count them {metric.num_process} times; use num_process=1")
-        self.metric = _load_module(config_name) if metric is None else metric
-        self.compute_kwargs = dict(compute_kwargs or {})
-        self.last_result = None
-        self._offset = 0  # rows already added in batch mode
-
-    def _inputs(self, eval_pred, start):
-        predictions = to_numpy(eval_pred.predictions)
-        n = len(predictions[0] if isinstance(predictions, tuple) else predictions)
-        stop = start + n
-        if stop > self.n_rows:
-            raise ValueError(f"the Trainer gave {n} predictions for rows {start}..{stop - 1}, but the eval dataset "
-                             f"has {self.n_rows} rows; pass this helper the same dataset as Trainer(eval_dataset=...)")
-        evidence = self.decode(predictions, range(start, stop))
-        if not isinstance(evidence, (list, tuple)) or len(evidence) != n:
-            found = f"{len(evidence)} items" if isinstance(evidence, (list, tuple)) else type(evidence).__name__
-            raise ValueError(f"decode returned {found} for rows {start}..{stop - 1}; expected a list of {n} "
-                             f"evidence lists, one per row")
-        return {"predictions": list(evidence), **{name: column[start:stop] for name, column in self.gold.items()}}
-
-    def __call__(self, eval_pred, compute_result=None):
-        if compute_result is None:  # the whole eval set at once
-            inputs = self._inputs(eval_pred, 0)
-            if len(inputs["predictions"]) != self.n_rows:
-                raise ValueError(f"the Trainer gave {len(inputs['predictions'])} predictions for an eval dataset of "
-                                 f"{self.n_rows} rows; pass this helper the same dataset as Trainer(eval_dataset=...)")
-            return self._finish(self.metric.compute(**inputs, **self.compute_kwargs))
-        inputs = self._inputs(eval_pred, self._offset)
-        self.metric.add_batch(**inputs)
-        self._offset += len(inputs["predictions"])
-        if not compute_result:
-            return {}
-        rows, self._offset = self._offset, 0
-        if rows != self.n_rows:
-            raise ValueError(f"the last batch ended at row {rows} of an eval dataset of {self.n_rows} rows")
-        return self._finish(self.metric.compute(**self.compute_kwargs))
-
-    def _finish(self, result):
-        self.last_result = result
-        return flatten_for_logging(result)
+        super().__init__(len(eval_dataset), metric, compute_kwargs, config_name)
 
 
 def _with_columns(dataset, names):

@@ -25,42 +25,17 @@ evaluation is kept in `.last_result`. In batch mode the helper counts rows acros
 evaluation that stopped with an error, build a new one. transformers is not imported here.
 """
 
-import os
-
-import numpy as np
-
 from .scoring import LABELS
+from .trainer_base import ComputeMetricsBase
+from .trainer_base import flatten_for_logging  # re-exported: part of this module's API
+from .trainer_base import to_numpy
 
 
-def _load_module():
-    import evaluate  # lazily: the pure scoring must not need it
-
-    return evaluate.load(os.path.dirname(os.path.abspath(__file__)))
-
-
-def to_numpy(array):
-    """One numpy array from what the Trainer passes: numpy, a torch tensor (batch mode), or a list of
-    per-batch arrays (`eval_do_concat_batches=False`)."""
-    if isinstance(array, list):
-        return np.concatenate([to_numpy(part) for part in array])
-    if hasattr(array, "detach"):  # torch.Tensor, without importing torch
-        array = array.detach().cpu().numpy()
-    return np.asarray(array)
-
-
-def flatten_for_logging(result, prefix=""):
-    """Nested dicts flattened with "/"; lists (too big to log) dropped; numbers, strings and None kept."""
-    flat = {}
-    for key, value in result.items():
-        if isinstance(value, dict):
-            flat.update(flatten_for_logging(value, f"{prefix}{key}/"))
-        elif not isinstance(value, (list, tuple)):
-            flat[f"{prefix}{key}"] = value
-    return flat
-
-
-class TsverComputeMetrics:
+class TsverComputeMetrics(ComputeMetricsBase):
     """The `compute_metrics` callable; build it with `compute_metrics_for`."""
+
+    unit, units = "claim", "claims"
+    last_batch_error = "the last batch ended at claim {rows} of an eval dataset of {n_rows}"
 
     def __init__(self, eval_dataset, metric=None, labels=LABELS, predicted_time_series=None, compute_kwargs=None):
         missing = [c for c in ("claim", "verdict", "justifications", "time_series") if c not in eval_dataset.column_names]
@@ -77,16 +52,10 @@ class TsverComputeMetrics:
             raise ValueError(f"{len(predicted_time_series)} predicted_time_series for {len(self.references)} "
                              f"claims; expected one list (or None) per claim")
         self.predicted_time_series = predicted_time_series
-        if getattr(metric, "num_process", 1) > 1:
-            raise ValueError(f"metric has num_process={metric.num_process}, but the Trainer gives every rank all "
-                             f"predictions, which would count them {metric.num_process} times; use num_process=1")
-        self.metric = _load_module() if metric is None else metric
-        self.compute_kwargs = dict(compute_kwargs or {})
+        super().__init__(len(self.references), metric, compute_kwargs)
         if self.compute_kwargs.get("ev2r_judge") is not None:
             raise ValueError("a verdict classifier gives no explanation for an Ev2R judge to read; "
                              "score explanations with the module's compute(..., ev2r_judge=...) instead")
-        self.last_result = None
-        self._offset = 0  # claims already added in batch mode
 
     def _inputs(self, eval_pred, start):
         logits = to_numpy(eval_pred.predictions)
@@ -94,11 +63,8 @@ class TsverComputeMetrics:
             raise ValueError(f"logits have shape {logits.shape}; expected (n, {len(self.labels)}), one column "
                              f"per verdict label {self.labels}")
         label_ids = to_numpy(eval_pred.label_ids).reshape(-1)
+        self._check_rows(start, len(logits), len(label_ids))
         stop = start + len(logits)
-        if stop > len(self.references) or len(label_ids) != len(logits):
-            raise ValueError(f"the Trainer gave {len(logits)} predictions and {len(label_ids)} label ids for claims "
-                             f"{start}..{stop - 1}, but the eval dataset has {len(self.references)} claims; pass this "
-                             f"helper the same dataset as Trainer(eval_dataset=...)")
         for offset, label_id in enumerate(label_ids):
             gold = self.references[start + offset]
             if self.labels[int(label_id)] != gold["verdict"]:
@@ -112,28 +78,6 @@ class TsverComputeMetrics:
                         "time_series": (None if series is None else series[start + offset]) or []}
                        for offset, i in enumerate(logits.argmax(axis=1))]
         return {"predictions": predictions, "references": self.references[start:stop]}
-
-    def __call__(self, eval_pred, compute_result=None):
-        if compute_result is None:  # the whole eval set at once
-            inputs = self._inputs(eval_pred, 0)
-            if len(inputs["predictions"]) != len(self.references):
-                raise ValueError(f"the Trainer gave {len(inputs['predictions'])} predictions for an eval dataset of "
-                                 f"{len(self.references)} claims; pass this helper the same dataset as "
-                                 f"Trainer(eval_dataset=...)")
-            return self._finish(self.metric.compute(**inputs, **self.compute_kwargs))
-        inputs = self._inputs(eval_pred, self._offset)
-        self.metric.add_batch(**inputs)
-        self._offset += len(inputs["predictions"])
-        if not compute_result:
-            return {}
-        claims, self._offset = self._offset, 0
-        if claims != len(self.references):
-            raise ValueError(f"the last batch ended at claim {claims} of an eval dataset of {len(self.references)}")
-        return self._finish(self.metric.compute(**self.compute_kwargs))
-
-    def _finish(self, result):
-        self.last_result = result
-        return flatten_for_logging(result)
 
 
 def compute_metrics_for(eval_dataset, metric=None, labels=LABELS, predicted_time_series=None, compute_kwargs=None):
