@@ -164,3 +164,48 @@ def test_add_confidence_extends_a_result_and_its_signature():
     expected = significance.confidence_intervals(stats, 300, 8, 0.9, strict=True, ev2r_aggregation="paper")
     assert result["extension_confidence_intervals"] == {n: {"low": r["low"], "high": r["high"]} for n, r in expected.items()}
     assert result["signature"] == scoring.signature(True, "paper") + "|bootstrap:300|seed:8|confidence:0.9"
+
+
+def _module_inputs():
+    references = [{"claim": f"claim {i}", "verdict": verdict, "justifications": ["because"],
+                   "time_series": [{"series": "gdp", "ranges": [{"from": 2000, "to": 2005}]}]}
+                  for i, verdict in enumerate(["Refuted", "Supported", "Refuted", "Not Enough Evidence"] * 3)]
+    predictions = [{"verdict": verdict, "explanation": "so",
+                    "time_series": [{"series": "gdp", "ranges": [{"from": 2000 + i % 4, "to": 2005}]}]}
+                   for i, verdict in enumerate(["Refuted", "Supported", "Supported", "Not Enough Evidence"] * 3)]
+    return predictions, references
+
+
+def test_evaluate_compute_with_confidence():
+    from conftest import load_metric
+
+    tsver = load_metric("tsver")
+    predictions, references = _module_inputs()
+    plain = tsver.compute(predictions=predictions, references=references, return_per_claim=True)
+    result = tsver.compute(predictions=predictions, references=references, confidence=0.9, n_resamples=200, seed=1)
+    expected = significance.confidence_intervals(plain["per_claim"], 200, 1, 0.9)
+    assert result["extension_confidence_intervals"] == {n: {"low": r["low"], "high": r["high"]} for n, r in expected.items()}
+    assert result["signature"] == plain["signature"] + "|bootstrap:200|seed:1|confidence:0.9"
+    assert result["verdict_accuracy"] == plain["verdict_accuracy"] == expected["verdict_accuracy"]["estimate"]
+    with pytest.raises(ValueError, match="n_resamples must be a positive int"):
+        tsver.compute(predictions=predictions, references=references, confidence=0.9, n_resamples=0)
+
+
+def test_a_file_wide_ev2r_gets_no_interval(tmp_path):
+    stats = synthetic_claims(20, seed=4)
+    result = scoring.aggregate(stats)
+    result.update(signature=scoring.signature(), n_ev2r_records=99)  # as scoring.with_file_ev2r marks it
+    significance.add_confidence(result, stats, 100)
+    assert list(result["extension_confidence_intervals"]) == list(significance.HEADLINE)
+
+
+@pytest.mark.filterwarnings("ignore:.*records claim .* again:UserWarning")  # the judge's own note on the duplicate
+def test_compare_leaves_out_an_ev2r_file_with_extra_records(tmp_path):
+    data = shared_path("data", "tsver")
+    records = (data / "predictions" / "ev2r_synthetic_perfect_test.jsonl").read_text("utf-8")
+    extra = tmp_path / "ev2r.jsonl"
+    extra.write_text(records + records.splitlines()[0] + "\n", encoding="utf-8")  # one claim recorded twice
+    with pytest.warns(scoring.TSVerWarning, match="holds 281 records for 280 judged claims"):
+        stats, judge = significance.read_stats(data / "tsver_test.jsonl", data / "predictions" / "pred_test_gold.jsonl",
+                                               extra)
+    assert judge == "none" and "ev2r_f1" not in significance.confidence_intervals(stats, 10)

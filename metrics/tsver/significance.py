@@ -167,9 +167,13 @@ def add_confidence(result, stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SE
     """Adds intervals to a result dict of `stats` (as `compute` returns it) and names them in its signature.
 
     Extension key: "extension_confidence_intervals" {name: {"low", "high"}} per headline number.
+    Where the result's Ev2R sums a whole recorded file (`scoring.with_file_ev2r`: more records than
+    judged claims), the claims cannot carry that number, so Ev2R gets no interval.
     """
     options = (n_resamples, seed, level)
     results = confidence_intervals(stats, *options, strict=strict, ev2r_aggregation=ev2r_aggregation)
+    if "n_ev2r_records" in result:
+        results.pop("ev2r_f1", None)
     result["extension_confidence_intervals"] = bounds(results)
     result["signature"] += "|" + signature_part(*options)
     return result
@@ -190,10 +194,18 @@ def add_compare_arguments(parser):
 
 
 def read_stats(gold_path, predictions_path, ev2r_path=None):
-    """(per-claim stats, judge signature) of a prediction file (and recorded Ev2R outputs) against gold."""
+    """(per-claim stats, judge signature) of a prediction file (and recorded Ev2R outputs) against gold.
+
+    Where the Ev2R file holds more records than judged claims, the official Ev2R sums them all
+    (`scoring.with_file_ev2r`), a number the claims cannot carry: Ev2R is then left out (warning).
+    """
     # Imported here: the evaluate module ships this file without them (it never reads files).
+    import warnings
+
     from .judges import RecordedJudge
+    from .judges import iter_recorded
     from .judges import run_judge
+    from .scoring import TSVerWarning
     from .scoring import ev2r_items
     from .scoring import ev2r_per_claim
     from .scoring import read_gold
@@ -208,7 +220,15 @@ def read_stats(gold_path, predictions_path, ev2r_path=None):
     items = ev2r_items(gold, predictions)
     outcomes = run_judge(judge, [item for _, item in items])
     ev2r = ev2r_per_claim(len(gold), [i for i, _ in items], outcomes)
-    return score_claims(gold, predictions, ev2r), judge.signature
+    stats = score_claims(gold, predictions, ev2r)
+    n_judged = sum(1 for s in stats if s["ev2r"] is not None)
+    n_records = sum(1 for _ in iter_recorded(ev2r_path))
+    if n_records > n_judged:
+        warnings.warn(f"{ev2r_path} holds {n_records} records for {n_judged} judged claims; the official Ev2R "
+                      "sums them all, which no resample of the claims can reproduce, so Ev2R is not compared",
+                      TSVerWarning, stacklevel=2)
+        return [dict(s, ev2r=None, ev2r_failure=None) for s in stats], "none"
+    return stats, judge.signature
 
 
 def run_compare(args):

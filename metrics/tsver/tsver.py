@@ -8,6 +8,8 @@ import evaluate
 from .judges import as_judge
 from .judges import iter_recorded
 from .judges import run_judge
+from .resampling import DEFAULT_RESAMPLES
+from .resampling import DEFAULT_SEED
 from .scoring import aggregate
 from .scoring import ev2r_items
 from .scoring import ev2r_per_claim
@@ -17,6 +19,7 @@ from .scoring import score_claims
 from .scoring import signature
 from .scoring import VERSION
 from .scoring import with_file_ev2r
+from .significance import add_confidence
 
 _CITATION = """\
 @inproceedings{strong-vlachos-2025-tsver,
@@ -67,11 +70,18 @@ Args:
     ev2r_aggregation: "tsver" (official micro sums, rounded to 4 decimals) or "paper" (the Ev²R
         paper / FEVER-8 per-claim average).
     return_per_claim: also return "per_claim", the per-claim statistics (for slices, bootstrap).
+    confidence: (extension) a level such as 0.95 adds percentile-bootstrap intervals over claims,
+        each number with its official denominators; None (default) adds none.
+    n_resamples: bootstrap resamples for `confidence` (default 1000).
+    seed: random seed for `confidence` (default 12345); with the same seed the intervals repeat.
 Returns:
     verdict_accuracy, verdict_macro_f1, tscs, iou, precision, recall, f1 (None when nothing
     counts), n_claims, n_scored, n_in_tscs, n_correct, n_unmatched, n_errors, n_missing,
     confusion_matrix (rows gold, columns predicted, label order S, C, R, N), signature; with a
-    judge also ev2r_precision, ev2r_recall, ev2r_f1, n_ev2r_judged, n_ev2r_failed.
+    judge also ev2r_precision, ev2r_recall, ev2r_f1, n_ev2r_judged, n_ev2r_failed. With
+    `confidence`, extension_confidence_intervals ({"tscs": {"low", "high"}, "verdict_macro_f1",
+    "verdict_accuracy", and "ev2r_f1" when judged}) and `|bootstrap:<n>|seed:<s>|confidence:<level>`
+    at the end of the signature.
 Examples:
     >>> tsver = evaluate.load("tsver")
     >>> references = [
@@ -141,7 +151,7 @@ class TSVer(evaluate.Metric):
         return super()._enforce_nested_string_type(schema, obj)
 
     def _compute(self, predictions, references, strict=False, ev2r_judge=None, ev2r_aggregation="tsver",
-                 return_per_claim=False):
+                 return_per_claim=False, confidence=None, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED):
         if ev2r_aggregation not in EV2R_AGGREGATIONS:
             raise ValueError(f"ev2r_aggregation must be one of {list(EV2R_AGGREGATIONS)}, found {ev2r_aggregation!r}")
         gold, aligned = [], []
@@ -164,6 +174,8 @@ class TSVer(evaluate.Metric):
         if isinstance(ev2r_judge, (str, os.PathLike)) and ev2r_aggregation == "tsver":
             result = with_file_ev2r(result, [response for _, _, response in iter_recorded(ev2r_judge)])
         result["signature"] = signature(strict, ev2r_aggregation, judge_name)
+        if confidence is not None:
+            add_confidence(result, stats, n_resamples, seed, confidence, strict, ev2r_aggregation)
         if return_per_claim:
             result["per_claim"] = stats
         return result
