@@ -158,3 +158,22 @@ def test_score_rows_are_what_score_aggregates_with_the_functional_subset():
     expected = scoring.score(questions, evidences, functional_ids=subset)
     del expected["signature"]
     assert scoring.aggregate(rows) == expected
+
+
+def test_evaluate_compute_with_confidence():
+    from conftest import load_metric
+
+    tempbench = load_metric("tempbench_trp")
+    questions = significance.read_questions(EXAMPLES / "questions.jsonl")
+    evidences = [r["evidence"] for r in scoring.iter_jsonl(EXAMPLES / "evidence.jsonl")]
+    inputs = dict(predictions=evidences, references=[q["S_star"] for q in questions],
+                  t_query=[q["t_query"] for q in questions], complexity=[q["complexity"] for q in questions],
+                  operator_type=[q["operator_type"] for q in questions], id=[q["id"] for q in questions])
+    plain = tempbench.compute(**inputs)
+    result = tempbench.compute(**inputs, confidence=0.9, n_resamples=200, seed=5)
+    expected = dict(scoring.score(questions, evidences))
+    significance.add_confidence(expected, significance.score_rows(questions, evidences), 200, 5, 0.9)
+    assert result == expected
+    assert result["signature"] == plain["signature"] + "|bootstrap:200|seed:5|confidence:0.9"
+    subset = tempbench.compute(**inputs, functional_ids=["ex-1", "ex-2"], confidence=0.9, n_resamples=50)
+    assert subset["n_questions"] == 2 and subset["extension_confidence_intervals"]["CCR"]["high"] <= 1

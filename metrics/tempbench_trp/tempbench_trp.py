@@ -3,9 +3,13 @@
 import datasets
 import evaluate
 
+from .resampling import DEFAULT_RESAMPLES
+from .resampling import DEFAULT_SEED
 from .scoring import SPACES
 from .scoring import score
 from .scoring import score_question
+from .significance import add_confidence
+from .significance import score_rows
 
 _CITATION = """\
 @inproceedings{caldarini2026tempbench,
@@ -43,9 +47,16 @@ Args:
     top_k: (extension) keep only the first k retrieved triples (after `dedup`). Default None.
     dedup: (extension) drop exact repeats of a retrieved (s, r, o, t_start, t_end). Default False.
     functional_ids: (extension) score only these question ids (the functional subset). Default None.
+    confidence: (extension) a level such as 0.95 adds percentile-bootstrap intervals over questions
+        (slice cells resampled within the cell); None (default) adds none.
+    n_resamples: bootstrap resamples for `confidence` (default 1000).
+    seed: random seed for `confidence` (default 12345); with the same seed the intervals repeat.
 Returns:
     n_questions, coverage, TRP_macro, TRP_micro, CCR, by_complexity, by_operator
         ({value: {n, TRP, CCR}}), and signature (module version, space and every option).
+    With `confidence`: extension_confidence_intervals ({"TRP_macro": {"low", "high"}, "TRP_micro",
+        "CCR", "coverage"}), "confidence_intervals" ({"TRP", "CCR"}) in each slice cell, and
+        `|bootstrap:<n>|seed:<s>|confidence:<level>` at the end of the signature.
 Examples:
     >>> tempbench = evaluate.load("tempbench_trp")  # config "label"; "id" for Wikidata ids
     >>> gold = [{"s": "Ada", "r": "member of sports team", "o": "Rovers"}]
@@ -162,15 +173,19 @@ class TempbenchTrp(evaluate.Metric):
         return super().add_batch(predictions=evidence_rows, references=gold_rows, **kwargs)
 
     def _compute(self, predictions, references, t_query, complexity, operator_type, id, top_k=None, dedup=False,
-                 functional_ids=None):
+                 functional_ids=None, confidence=None, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED):
         self._n_added = 0
-        questions = (
+        questions = [
             {"id": id[i] or None, "t_query": t_query[i], "complexity": complexity[i] or None,
              "operator_type": operator_type[i] or None,
              "S_star": [{key: value or None for key, value in g.items()} for g in references[i]]}
             for i in range(len(predictions))
-        )
-        return score(questions, predictions, self._space(), top_k, dedup, functional_ids)
+        ]
+        result = score(questions, predictions, self._space(), top_k, dedup, functional_ids)
+        if confidence is not None:
+            rows = score_rows(questions, predictions, self._space(), top_k, dedup, functional_ids)
+            add_confidence(result, rows, n_resamples, seed, confidence)
+        return result
 
 
 def _as_record(item, space, example, j):
