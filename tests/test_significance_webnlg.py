@@ -127,3 +127,27 @@ def test_add_confidence_extends_a_result_its_breakdowns_and_its_signature():
         assert result["extension_per_category"][key]["confidence_intervals"] == {
             n: {"low": r["low"], "high": r["high"]} for n, r in per[key].items()}
     assert result["signature"] == "webnlg_rdf|test|bootstrap:100|seed:2|confidence:0.9"
+
+
+@pytest.mark.parametrize("config", ["default", "breakdown"])
+def test_evaluate_compute_with_confidence(config):
+    from conftest import load_metric
+
+    webnlg = load_metric("webnlg_rdf", config)
+    entries = ENTRIES * 2
+    inputs = {"predictions": [c for _, c in entries], "references": [r for r, _ in entries]}
+    categories = ["Astronaut", "City", "Food", "Food", "Food", "City"] * 2
+    if config == "breakdown":
+        inputs["category"] = categories
+    plain = webnlg.compute(**inputs)
+    result = webnlg.compute(**inputs, confidence=0.9, n_resamples=100, seed=6)
+    stats = entry_stats_of(entries)
+    expected = significance.confidence_intervals(stats, 100, 6, 0.9)
+    assert result["extension_confidence_intervals"] == {n: {"low": r["low"], "high": r["high"]} for n, r in expected.items()}
+    assert result["Total_scores"] == plain["Total_scores"]
+    assert result["signature"] == plain["signature"] + "|bootstrap:100|seed:6|confidence:0.9"
+    if config == "breakdown":
+        per = significance.breakdown_intervals(stats, categories, 100, 6, 0.9)
+        assert result["extension_per_category"]["Food"]["confidence_intervals"] == {
+            n: {"low": r["low"], "high": r["high"]} for n, r in per["Food"].items()}
+        assert "confidence_intervals" in result["extension_per_size"][1]

@@ -5,10 +5,13 @@ import evaluate
 
 # scoring imports the tokenizer, but evaluate copies only the siblings this file imports; and no
 # comment may follow an import here (evaluate reads the rest of the line as a download URL).
+from .resampling import DEFAULT_RESAMPLES
+from .resampling import DEFAULT_SEED
 from .scoring import METRIC_VERSION
 from .scoring import aggregate
 from .scoring import breakdown
 from .scoring import entry_stats
+from .significance import add_confidence
 from .tokenizer import tokenize
 
 _CITATION = """\
@@ -55,6 +58,10 @@ Args:
         of the first `<modifiedtripleset>`), same format.
     category (`list` of `str`, only with `config_name="breakdown"`): per entry, its DBpedia
         category (`<entry category=...>`). It is a feature, so `add_batch` accumulates it.
+    confidence (`float`, optional): (extension) a level such as 0.95 adds percentile-bootstrap
+        intervals over entries (breakdown groups resampled within the group). Default None: none.
+    n_resamples (`int`): bootstrap resamples for `confidence` (default 1000).
+    seed (`int`): random seed for `confidence` (default 12345); the same seed repeats the intervals.
 
 Returns:
     `Total_scores` (`dict`): for each of `Ent_type`, `Partial`, `Strict`, `Exact`: the counts
@@ -67,6 +74,10 @@ Returns:
         NOT part of the official script. The three blocks above, recomputed on the entries of each
         size (number of reference triples) and of each category.
     `signature` (`str`): module, version and every option that changes a number.
+    `extension_confidence_intervals` (`dict`, only with `confidence`): NOT part of the official
+        script. {"<scheme>_<rate>": {"low", "high"}} for the `Total_scores` P, R, F1 of each scheme;
+        each breakdown group gets `confidence_intervals` too, and the signature ends with
+        `|bootstrap:<n_resamples>|seed:<seed>|confidence:<level>`.
 
 Examples:
 
@@ -191,7 +202,8 @@ class WebnlgRdf(evaluate.Metric):
                 _check_triples("this example", field, triples)
         return super().add(prediction=prediction, reference=reference, **kwargs)
 
-    def _compute(self, predictions, references, category=None):
+    def _compute(self, predictions, references, category=None, confidence=None, n_resamples=DEFAULT_RESAMPLES,
+                 seed=DEFAULT_SEED):
         if self.config_name == "default" and category is not None:
             raise ValueError(
                 "category is a feature of the 'breakdown' configuration: "
@@ -207,4 +219,10 @@ class WebnlgRdf(evaluate.Metric):
             results["extension_per_size"] = breakdown(stats, [len(refs) for refs in references])
             results["extension_per_category"] = breakdown(stats, category)
         results["signature"] = signature(self.config_name)
+        if confidence is not None:
+            breakdowns = {}
+            if self.config_name == "breakdown":
+                breakdowns = {"extension_per_size": [len(refs) for refs in references],
+                              "extension_per_category": category}
+            add_confidence(results, stats, n_resamples, seed, confidence, breakdowns)
         return results
