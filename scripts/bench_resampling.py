@@ -109,9 +109,10 @@ def run(name, resamples, naive_resamples):
     print(f"\n{title}: {n} items, {resamples} resamples")
     print(f"  one scoring pass           {t_score * 1e3:10.1f} ms")
     print(f"  one aggregate              {t_aggregate * 1e3:10.2f} ms")
-    print(f"  intervals ({resamples} resamples) {t_intervals * 1e3:8.1f} ms   = {t_intervals / t_aggregate:7.1f} aggregates"
-          f" = {t_intervals / t_score:6.3f} scoring passes")
-    print(f"  paired test (bootstrap + randomization) {t_paired * 1e3:8.1f} ms   = {t_paired / t_aggregate:7.1f} aggregates")
+    print(f"  intervals ({resamples} resamples) {t_intervals * 1e3:8.1f} ms"
+          f"   = {t_intervals / t_aggregate:7.1f} aggregates = {t_intervals / t_score:6.3f} scoring passes")
+    print(f"  paired test (bootstrap + randomization) {t_paired * 1e3:8.1f} ms"
+          f"   = {t_paired / t_aggregate:7.1f} aggregates")
     print(f"  naive bootstrap, pure aggregate per resample (from {naive_resamples}) {t_naive:8.2f} s"
           f"   -> vectorised is {t_naive / t_intervals:6.0f}x faster")
 

@@ -208,13 +208,16 @@ def test_a_baseline_against_itself(baselines):
 
 
 def test_seeded_paired_test_is_reproducible(baselines):
-    run = lambda seed: significance.paired_test(baselines["bert"], baselines["roberta"], n_resamples=300, seed=seed)  # noqa: E731
+    def run(seed):
+        return significance.paired_test(baselines["bert"], baselines["roberta"], n_resamples=300, seed=seed)
+
     assert run(7) == run(7)
     assert run(7)["f1"]["low"] != run(8)["f1"]["low"]
 
 
 def test_different_gold_files_are_refused():
-    test, dev = official_stats("predictions/test_all_yes.txt"), official_stats("predictions/dev_all_yes.txt", "dev_3783.tsv")
+    test = official_stats("predictions/test_all_yes.txt")
+    dev = official_stats("predictions/dev_all_yes.txt", "dev_3783.tsv")
     with pytest.raises(ValueError, match="system A has 1332 questions and system B 561"):
         significance.paired_test(test, dev)
     shuffled = test[1:] + test[:1]
@@ -247,12 +250,9 @@ def test_evaluate_compute_with_confidence_adds_intervals_and_names_them_in_the_s
     stats = significance.read_stats(EXAMPLE_TSV, EXAMPLE_PREDICTIONS)
     expected = significance.confidence_intervals(stats, n_resamples=300, seed=99, level=0.9)
     assert result["em"] == plain["em"] and result["f1"] == plain["f1"]
-    assert result["extension_confidence_intervals"] == {
-        name: {"low": r["low"], "high": r["high"]} for name, r in expected.items()
-    }
+    assert result["extension_confidence_intervals"] == resampling.bounds(expected)
     for category, per in significance.per_category_intervals(stats, 300, 99, 0.9).items():
-        bounds = result["extension_per_category"][category]["confidence_intervals"]
-        assert bounds == {name: {"low": r["low"], "high": r["high"]} for name, r in per.items()}
+        assert result["extension_per_category"][category]["confidence_intervals"] == resampling.bounds(per)
     assert result["signature"] == plain["signature"] + "|bootstrap:300|seed:99|confidence:0.9"
     assert "extension_confidence_intervals" not in plain
 

@@ -11,6 +11,7 @@ import pytest
 from benchscore import cli
 from benchscore.tempbench_trp import scoring
 from benchscore.tempbench_trp import significance
+from benchscore.tempbench_trp.resampling import bounds
 from conftest import METRICS
 from conftest import shared_path
 
@@ -82,7 +83,8 @@ def test_estimates_are_the_reference_numbers_on_every_fixture():
 
 
 def test_a_better_retriever_is_detected():
-    partial, noisy = _fixture_rows("evidence_partial_label.jsonl"), _fixture_rows("evidence_oracle_plus_noise_label.jsonl")
+    partial = _fixture_rows("evidence_partial_label.jsonl")
+    noisy = _fixture_rows("evidence_oracle_plus_noise_label.jsonl")
     result = significance.paired_test(partial, noisy)
     for name in ("TRP_macro", "TRP_micro", "CCR"):
         assert result[name]["low"] > 0
@@ -140,12 +142,11 @@ def test_add_confidence_extends_a_result_its_slice_cells_and_its_signature():
     result = scoring.score(questions, [r["evidence"] for r in scoring.iter_jsonl(EXAMPLES / "evidence.jsonl")])
     significance.add_confidence(result, rows, 200, 3, 0.9)
     expected = significance.confidence_intervals(rows, 200, 3, 0.9)
-    assert result["extension_confidence_intervals"] == {n: {"low": r["low"], "high": r["high"]} for n, r in expected.items()}
+    assert result["extension_confidence_intervals"] == bounds(expected)
     cells = significance.slice_intervals(rows, scoring.SLICES, 200, 3, 0.9)
     for field in scoring.SLICES:
         for value, cell in result["by_" + field].items():
-            assert cell["confidence_intervals"] == {n: {"low": r["low"], "high": r["high"]}
-                                                    for n, r in cells["by_" + field][value].items()}
+            assert cell["confidence_intervals"] == bounds(cells["by_" + field][value])
     assert result["signature"] == scoring.signature() + "|bootstrap:200|seed:3|confidence:0.9"
 
 

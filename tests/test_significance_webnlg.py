@@ -9,6 +9,7 @@ import pytest
 from benchscore import cli
 from benchscore.webnlg_rdf import scoring
 from benchscore.webnlg_rdf import significance
+from benchscore.webnlg_rdf.resampling import bounds
 from conftest import METRICS
 from conftest import shared_path
 
@@ -56,7 +57,8 @@ def test_estimates_are_the_official_numbers_exactly(system):
     stats = significance.read_stats(data / "subsets" / "first100" / "ref_en.xml",
                                     data / "subsets" / "first100" / f"cand_en_{system}.xml")
     result = significance.confidence_intervals(stats)
-    assert list(result) == [f"{s}_{r}" for s in ("Ent_type", "Partial", "Strict", "Exact") for r in ("Precision", "Recall", "F1")]
+    schemes, rates = ("Ent_type", "Partial", "Strict", "Exact"), ("Precision", "Recall", "F1")
+    assert list(result) == [f"{scheme}_{rate}" for scheme in schemes for rate in rates]
     for name, r in result.items():
         assert r["estimate"] == _total(official, name), name
         assert r["low"] < r["estimate"] < r["high"], name
@@ -121,11 +123,10 @@ def test_add_confidence_extends_a_result_its_breakdowns_and_its_signature():
     result["signature"] = "webnlg_rdf|test"
     significance.add_confidence(result, stats, 100, 2, 0.9, breakdowns={"extension_per_category": categories})
     expected = significance.confidence_intervals(stats, 100, 2, 0.9)
-    assert result["extension_confidence_intervals"] == {n: {"low": r["low"], "high": r["high"]} for n, r in expected.items()}
+    assert result["extension_confidence_intervals"] == bounds(expected)
     per = significance.breakdown_intervals(stats, categories, 100, 2, 0.9)
     for key in ("x", "y"):
-        assert result["extension_per_category"][key]["confidence_intervals"] == {
-            n: {"low": r["low"], "high": r["high"]} for n, r in per[key].items()}
+        assert result["extension_per_category"][key]["confidence_intervals"] == bounds(per[key])
     assert result["signature"] == "webnlg_rdf|test|bootstrap:100|seed:2|confidence:0.9"
 
 
@@ -143,11 +144,10 @@ def test_evaluate_compute_with_confidence(config):
     result = webnlg.compute(**inputs, confidence=0.9, n_resamples=100, seed=6)
     stats = entry_stats_of(entries)
     expected = significance.confidence_intervals(stats, 100, 6, 0.9)
-    assert result["extension_confidence_intervals"] == {n: {"low": r["low"], "high": r["high"]} for n, r in expected.items()}
+    assert result["extension_confidence_intervals"] == bounds(expected)
     assert result["Total_scores"] == plain["Total_scores"]
     assert result["signature"] == plain["signature"] + "|bootstrap:100|seed:6|confidence:0.9"
     if config == "breakdown":
         per = significance.breakdown_intervals(stats, categories, 100, 6, 0.9)
-        assert result["extension_per_category"]["Food"]["confidence_intervals"] == {
-            n: {"low": r["low"], "high": r["high"]} for n, r in per["Food"].items()}
+        assert result["extension_per_category"]["Food"]["confidence_intervals"] == bounds(per["Food"])
         assert "confidence_intervals" in result["extension_per_size"][1]

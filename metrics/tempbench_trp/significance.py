@@ -161,7 +161,8 @@ def read_questions(path, split=None):
 
     questions = [q for q in iter_jsonl(path) if split is None or q.get("split") == split]
     if not questions:
-        raise ValueError(f"{path}: no question{'' if split is None else f' has split {split!r}'}; expected at least one")
+        which = "" if split is None else f" has split {split!r}"
+        raise ValueError(f"{path}: no question{which}; expected at least one")
     return questions
 
 
