@@ -4,6 +4,7 @@ import importlib.util
 
 import pytest
 
+from conftest import METRICS
 from conftest import REPO
 
 spec = importlib.util.spec_from_file_location("publish_space", REPO / "scripts" / "publish_space.py")
@@ -116,3 +117,14 @@ def test_a_folder_that_is_not_a_working_space_is_refused_before_any_call(space, 
 def test_not_a_folder(tmp_path, capsys):
     assert publish_space.main([str(tmp_path / "nope"), "me/toy", "--dry-run"]) == 2
     assert "nope: not a folder" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("folder", ["mctaco", "tempbench_trp", "webnlg_rdf", "tsver"])
+def test_each_metric_folder_is_a_publishable_space(folder, capsys):
+    """The real folders: a Space header (sdk gradio, app.py, evaluate/metric tags) and the gradio pin agree."""
+    files = publish_space.publish(METRICS / folder, f"me/{folder}", dry_run=True)
+    assert {"README.md", "__init__.py", "app.py", "requirements.txt", f"{folder}.py", "scoring.py"} <= set(files)
+    assert not [name for name in files if "__pycache__" in name or name.endswith(".pyc")]
+    header = publish_space.read_card_header(METRICS / folder / "README.md")
+    assert header["app_file"] == "app.py" and {"evaluate", "metric"} <= set(header["tags"])
+    assert f"with {len(files)} files:" in capsys.readouterr().out
