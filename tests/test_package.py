@@ -1,0 +1,49 @@
+"""The installed package: `benchscore.load` from any working directory, the CLI entry points."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+import benchscore
+from conftest import METRICS
+
+
+@pytest.mark.parametrize("name, folder", [("mctaco", "mctaco"), ("tempbench", "tempbench_trp"),
+                                          ("webnlg", "webnlg_rdf"), ("tsver", "tsver")])
+def test_load_finds_the_installed_folder_from_any_working_directory(name, folder, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # nothing called metrics/ here: a relative evaluate.load would go to the Hub
+    module = benchscore.load(name)
+    assert module.name == folder
+    assert os.path.samefile(benchscore.module_path(name), benchscore.METRICS_DIR + os.sep + folder)
+
+
+def test_load_scores_like_the_local_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = benchscore.load("mctaco").compute(predictions=["yes", "no"], references=["yes", "yes"],
+                                               question_id=["q", "q"])
+    assert (result["em"], result["f1"]) == (0.0, 2 / 3)
+
+
+def test_unknown_name_is_a_clear_error():
+    with pytest.raises(ValueError, match=r"unknown metric 'squad'; expected one of \['mctaco', "):
+        benchscore.load("squad")
+
+
+def test_console_script_and_python_dash_m(tmp_path):
+    example = METRICS / "mctaco" / "examples"
+    argv = ["mctaco", "--gold", str(example / "example.tsv"), "--predictions", str(example / "example_predictions.txt")]
+    for command in ([sys.executable, "-m", "benchscore"], [os.path.join(os.path.dirname(sys.executable), "benchscore")]):
+        done = subprocess.run(command + argv, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == "Strict Acc.: 0.6\nAvg F1: 0.8666666666666666\n"
+
+
+def test_cli_without_a_command_shows_usage(capsys):
+    from benchscore import cli
+
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main([])
+    assert exit_info.value.code == 2
+    assert "COMMAND" in capsys.readouterr().err
