@@ -14,11 +14,11 @@ from .loader import pair_entries
 from .loader import read_candidates
 from .loader import read_references
 from .scoring import KINDS
-from .scoring import METRIC_VERSION
 from .scoring import SCHEMES
 from .scoring import aggregate
 from .scoring import breakdown
 from .scoring import entry_stats
+from .scoring import signature as scoring_signature
 
 COUNTS = KINDS + ("Possible", "Actual")
 PROGRESS_MIN_ENTRIES = 500  # below this a bar only flickers
@@ -40,11 +40,8 @@ def add_arguments(parser):
 
 
 def signature(by):
-    """The evaluate module's signature for the same settings (importing that module would import evaluate)."""
-    return (
-        f"webnlg_rdf|version:{METRIC_VERSION}|tokenizer:nltk-3.4.5-punkt|counting:nervaluate-0.1.7"
-        f"|breakdown:{'yes' if by else 'no'}"
-    )
+    """The evaluate module's signature for the same settings: a breakdown (`by`) or none."""
+    return scoring_signature(breakdown=bool(by))
 
 
 def _entry_name(index, ref):

@@ -63,6 +63,16 @@ from .tokenizer import tokenize
 
 METRIC_VERSION = "1.0.0"
 
+
+def signature(breakdown=False):
+    """`webnlg_rdf|version:…|…`: every setting that changes a number, defaults included."""
+    # The scorer has one behaviour (the official one); the tokenizer and nervaluate semantics are
+    # named so that a future fixed variant is visibly not comparable.
+    return (
+        f"webnlg_rdf|version:{METRIC_VERSION}|tokenizer:nltk-3.4.5-punkt|counting:nervaluate-0.1.7"
+        f"|breakdown:{'yes' if breakdown else 'no'}"
+    )
+
 SCHEMES = ("Ent_type", "Partial", "Strict", "Exact")  # output order
 TAGS = ("Subjects", "Predicates", "Objects")  # output names of the span labels SUB, PRED, OBJ
 GROUPS = ("Total",) + TAGS  # the four count groups: Total_scores, then Scores_per_tag

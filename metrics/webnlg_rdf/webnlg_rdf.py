@@ -7,10 +7,10 @@ import evaluate
 # comment may follow an import here (evaluate reads the rest of the line as a download URL).
 from .resampling import DEFAULT_RESAMPLES
 from .resampling import DEFAULT_SEED
-from .scoring import METRIC_VERSION
 from .scoring import aggregate
 from .scoring import breakdown
 from .scoring import entry_stats
+from .scoring import signature
 from .significance import add_confidence
 from .tokenizer import tokenize
 
@@ -144,16 +144,6 @@ _FEATURES = {
 }
 
 
-def signature(config_name="default"):
-    """`webnlg_rdf|version:…|…`: every setting that changes a number, defaults included."""
-    # The scorer has one behaviour (the official one); the tokenizer and nervaluate semantics are
-    # named so that a future fixed variant is visibly not comparable.
-    return (
-        f"webnlg_rdf|version:{METRIC_VERSION}|tokenizer:nltk-3.4.5-punkt|counting:nervaluate-0.1.7"
-        f"|breakdown:{'yes' if config_name == 'breakdown' else 'no'}"
-    )
-
-
 def _check_triples(where, field, triples):
     """One example's triples: a list of strings. (datasets would split a bare string into one "triple"
     per character, and evaluate checks only the first example of a batch.)"""
@@ -218,7 +208,7 @@ class WebnlgRdf(evaluate.Metric):
         if self.config_name == "breakdown":
             results["extension_per_size"] = breakdown(stats, [len(refs) for refs in references])
             results["extension_per_category"] = breakdown(stats, category)
-        results["signature"] = signature(self.config_name)
+        results["signature"] = signature(breakdown=self.config_name == "breakdown")
         if confidence is not None:
             breakdowns = {}
             if self.config_name == "breakdown":
