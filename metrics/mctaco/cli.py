@@ -31,8 +31,9 @@ def evaluate_files(gold_path, predictions_path):
             f"{predictions_path} has {len(predictions)} labels but {gold_path} has {len(rows)} rows; "
             "expected one label per gold row, in the same order"
         )
-    for line, label in enumerate(predictions, start=1):
-        to_yes(label, f"{predictions_path}: line {line}", "the label")  # names the line, not a row index
+    # Parsed here so an error names the file's line, not a row index; booleans pass through scoring as they are.
+    predictions = [to_yes(label, f"{predictions_path}: line {line}", "the label")
+                   for line, label in enumerate(predictions, start=1)]
     result = score(
         predictions,
         [row["label"] for row in rows],
