@@ -1,33 +1,55 @@
 """benchscore: evaluate-compatible metric modules that give the official numbers.
 
-Each sub-folder of this package is one standalone `evaluate` metric module (it can be pushed to a
-Hub Space on its own); this file only knows where they are.
+Each benchmark is one sub-package (`benchscore.mctaco`, ...) whose folder is also an `evaluate`
+module and a Hub Space; code the benchmarks share lives once in `benchscore.core`. This file holds
+the registry of benchmark names that `load`, the command line and the docs read.
 """
 
 import os
+from dataclasses import dataclass
 
 __version__ = "0.1.0"
 
 METRICS_DIR = os.path.dirname(os.path.abspath(__file__))
 
-# Benchmark name -> metric folder. The short names are what the CLI uses.
-MODULES = {
-    "mctaco": "mctaco",
-    "tempbench": "tempbench_trp",
-    "tempbench_trp": "tempbench_trp",
-    "webnlg": "webnlg_rdf",
-    "webnlg_rdf": "webnlg_rdf",
-    "tsver": "tsver",
+
+@dataclass(frozen=True)
+class Benchmark:
+    """One benchmark: its short name (the CLI command), its folder (sub-package, evaluate module, Space)."""
+
+    name: str
+    folder: str
+    title: str
+    scores: str
+
+    @property
+    def path(self):
+        return os.path.join(METRICS_DIR, self.folder)
+
+
+BENCHMARKS = {
+    benchmark.name: benchmark
+    for benchmark in (
+        Benchmark("mctaco", "mctaco", "MC-TACO", "question-level EM and F1 (official evaluator)"),
+        Benchmark("tempbench", "tempbench_trp", "TempBench", "TRP, CCR and coverage (reference scorer)"),
+        Benchmark("webnlg", "webnlg_rdf", "WebNLG+ 2020 text-to-RDF", "Strict/Exact/Partial/Type P/R/F1 (official evaluation script)"),
+        Benchmark("tsver", "tsver", "TSVer", "verdict accuracy, TSCS and Ev2R (official scorer)"),
+    )
 }
+
+
+def benchmark(name):
+    """The `Benchmark` for a short name ("webnlg") or a folder name ("webnlg_rdf")."""
+    for candidate in BENCHMARKS.values():
+        if name in (candidate.name, candidate.folder):
+            return candidate
+    names = sorted({n for b in BENCHMARKS.values() for n in (b.name, b.folder)})
+    raise ValueError(f"unknown benchmark {name!r}; expected one of {names}")
 
 
 def module_path(name):
     """Absolute path of the metric folder for `name` (a benchmark or folder name)."""
-    try:
-        folder = MODULES[name]
-    except KeyError:
-        raise ValueError(f"unknown metric {name!r}; expected one of {sorted(MODULES)}") from None
-    return os.path.join(METRICS_DIR, folder)
+    return benchmark(name).path
 
 
 def load(name, config_name=None, **kwargs):

@@ -12,13 +12,10 @@ import argparse
 import importlib
 import sys
 
-# sub-command -> (folder, one-line help)
-COMMANDS = {
-    "mctaco": ("mctaco", "MC-TACO question-level EM and F1 (official evaluator)"),
-    "tempbench": ("tempbench_trp", "TempBench TRP, CCR and coverage (reference scorer)"),
-    "webnlg": ("webnlg_rdf", "WebNLG+ 2020 text-to-RDF (official evaluation script)"),
-    "tsver": ("tsver", "TSVer verdict accuracy, TSCS and Ev2R (official scorer)"),
-}
+from benchscore import BENCHMARKS
+
+# sub-command -> (folder, one-line help), from the registry
+COMMANDS = {b.name: (b.folder, f"{b.title}: {b.scores}") for b in BENCHMARKS.values()}
 
 
 def build_parser(command=None, bench=None):

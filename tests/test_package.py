@@ -27,8 +27,26 @@ def test_load_scores_like_the_local_folder(tmp_path, monkeypatch):
 
 
 def test_unknown_name_is_a_clear_error():
-    with pytest.raises(ValueError, match=r"unknown metric 'squad'; expected one of \['mctaco', "):
+    with pytest.raises(ValueError, match=r"unknown benchmark 'squad'; expected one of \['mctaco', "):
         benchscore.load("squad")
+
+
+def test_the_registry_names_every_folder_and_cli_command():
+    from benchscore import cli
+
+    folders = sorted(p.name for p in METRICS.iterdir() if (p / f"{p.name}.py").exists())
+    assert sorted(b.folder for b in benchscore.BENCHMARKS.values()) == folders
+    assert set(cli.COMMANDS) == set(benchscore.BENCHMARKS)
+
+
+def test_no_python_file_of_a_benchmark_folder_is_a_copy_of_another():
+    # Shared code lives once, in benchscore.core; a folder imports it instead of vendoring a copy.
+    seen = {}
+    for path in sorted(METRICS.glob("*/*.py")):
+        text = path.read_bytes()
+        if text.strip() and len(text.splitlines()) > 3:
+            assert text not in seen, f"{path.relative_to(METRICS)} is a copy of {seen[text]}"
+            seen[text] = path.relative_to(METRICS)
 
 
 def test_console_script_and_python_dash_m(tmp_path):

@@ -1,4 +1,4 @@
-"""Resampling engine (metrics/*/resampling.py) and MC-TACO intervals / paired tests.
+"""Resampling engine (benchscore.core.resampling) and MC-TACO intervals / paired tests.
 
 The engine is tested on hand-written data against a naive implementation; MC-TACO on the official
 test set and baseline outputs in ../shared, and on the bundled example through evaluate and the CLI.
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from benchscore import cli
-from benchscore.mctaco import resampling
+from benchscore.core import resampling
 from benchscore.mctaco import scoring
 from benchscore.mctaco import significance
 from conftest import METRICS
@@ -28,17 +28,6 @@ def mean_statistic(sums):
 
 def mean_values(xs):
     return resampling.as_values([(x, 1.0) for x in xs], 2)
-
-
-# --- vendoring --------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("folder", FOLDERS)
-def test_every_folder_vendors_a_byte_identical_resampling_engine(folder):
-    original = (METRICS / "mctaco" / "resampling.py").read_bytes()
-    copy = METRICS / folder / "resampling.py"
-    assert copy.exists(), f"metrics/{folder}/resampling.py is missing; copy metrics/mctaco/resampling.py"
-    assert copy.read_bytes() == original, f"metrics/{folder}/resampling.py differs from metrics/mctaco/resampling.py"
 
 
 @pytest.mark.parametrize("folder", FOLDERS)

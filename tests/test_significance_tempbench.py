@@ -11,7 +11,7 @@ import pytest
 from benchscore import cli
 from benchscore.tempbench_trp import scoring
 from benchscore.tempbench_trp import significance
-from benchscore.tempbench_trp.resampling import bounds
+from benchscore.core.resampling import bounds
 from conftest import METRICS
 from conftest import shared_path
 

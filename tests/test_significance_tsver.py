@@ -11,7 +11,7 @@ import pytest
 from benchscore import cli
 from benchscore.tsver import scoring
 from benchscore.tsver import significance
-from benchscore.tsver.resampling import bounds
+from benchscore.core.resampling import bounds
 from conftest import shared_path
 
 VERDICTS = list(scoring.LABELS) + ["refuted.", "TRUE", "error", "NEI", "not supported"]

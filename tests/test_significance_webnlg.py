@@ -9,7 +9,7 @@ import pytest
 from benchscore import cli
 from benchscore.webnlg_rdf import scoring
 from benchscore.webnlg_rdf import significance
-from benchscore.webnlg_rdf.resampling import bounds
+from benchscore.core.resampling import bounds
 from conftest import METRICS
 from conftest import shared_path
 

@@ -9,6 +9,7 @@ import datasets
 import numpy as np
 import pytest
 
+from benchscore import BENCHMARKS
 from benchscore.mctaco import scoring as mctaco_scoring
 from benchscore.mctaco import trainer as mctaco_trainer
 from benchscore.tempbench_trp import loader as tempbench_loader
@@ -36,27 +37,19 @@ def run_batches(compute_metrics, logits, label_ids, batch_size):
     return metrics
 
 
-# ---------------------------------------------------------------- vendoring
+# ---------------------------------------------------------------- layout
 
-TRAINER_FOLDERS = sorted(p.name for p in METRICS.iterdir() if (p / "trainer.py").exists())
+TRAINER_FOLDERS = sorted(b.folder for b in BENCHMARKS.values() if (METRICS / b.folder / "trainer.py").exists())
 
 
 def test_the_four_benchmarks_have_a_trainer_helper():
     assert TRAINER_FOLDERS == ["mctaco", "tempbench_trp", "tsver", "webnlg_rdf"]
 
 
-@pytest.mark.parametrize("folder", TRAINER_FOLDERS)
-def test_every_trainer_folder_vendors_a_byte_identical_trainer_base(folder):
-    original = (METRICS / "mctaco" / "trainer_base.py").read_bytes()
-    copy = METRICS / folder / "trainer_base.py"
-    assert copy.exists(), f"metrics/{folder}/trainer_base.py is missing; copy metrics/mctaco/trainer_base.py"
-    assert copy.read_bytes() == original, f"metrics/{folder}/trainer_base.py differs from metrics/mctaco/trainer_base.py"
-
-
-def test_trainer_base_needs_neither_transformers_nor_torch_nor_evaluate():
-    source = (METRICS / "mctaco" / "trainer_base.py").read_text()
+def test_the_shared_trainer_base_needs_neither_transformers_nor_torch_nor_evaluate():
+    source = (METRICS / "core" / "trainer.py").read_text()
     imports = [line.strip() for line in source.splitlines() if line.strip().startswith(("import ", "from "))]
-    assert imports == ["import os", "import numpy as np", "import evaluate  # lazily: the pure scoring must not need it"]
+    assert imports == ["import numpy as np", "import benchscore"]
 
 
 # ---------------------------------------------------------------- MC-TACO, hand-made rows

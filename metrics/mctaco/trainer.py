@@ -26,9 +26,9 @@ one. transformers is not imported here: only `EvalPrediction`'s two fields are r
 """
 
 from .scoring import LABELS
-from .trainer_base import ComputeMetricsBase
-from .trainer_base import flatten_for_logging  # re-exported: part of this module's API
-from .trainer_base import to_numpy
+from benchscore.core.trainer import ComputeMetricsBase
+from benchscore.core.trainer import flatten_for_logging  # re-exported: part of this module's API
+from benchscore.core.trainer import to_numpy
 
 
 def yes_from_logits(logits):
@@ -58,6 +58,8 @@ def to_yes_id(value, row):
 
 class MctacoComputeMetrics(ComputeMetricsBase):
     """The `compute_metrics` callable; build it with `compute_metrics_for`."""
+
+    benchmark = "mctaco"
 
     def __init__(self, eval_dataset, metric=None, question_id_column="question_id", label_column="label",
                  category_column=None, compute_kwargs=None):

@@ -3,8 +3,8 @@
 import datasets
 import evaluate
 
-from .resampling import DEFAULT_RESAMPLES
-from .resampling import DEFAULT_SEED
+from benchscore.core.resampling import DEFAULT_RESAMPLES
+from benchscore.core.resampling import DEFAULT_SEED
 from .scoring import SPACES
 from .scoring import score
 from .scoring import score_question

@@ -34,13 +34,15 @@ evaluation that stopped with an error, build a new one. transformers is not impo
 """
 
 from .loader import metric_inputs
-from .trainer_base import DecodedComputeMetrics
-from .trainer_base import flatten_for_logging  # re-exported: part of this module's API
-from .trainer_base import outputs_to_numpy as to_numpy  # re-exported; here tuples stay tuples
+from benchscore.core.trainer import DecodedComputeMetrics
+from benchscore.core.trainer import flatten_for_logging  # re-exported: part of this module's API
+from benchscore.core.trainer import outputs_to_numpy as to_numpy  # re-exported; here tuples stay tuples
 
 
 class TempbenchComputeMetrics(DecodedComputeMetrics):
     """The `compute_metrics` callable; build it with `compute_metrics_for`."""
+
+    benchmark = "tempbench_trp"
 
     decoded, decoded_lists = "evidence", "evidence lists"
 

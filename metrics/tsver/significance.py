@@ -22,17 +22,17 @@ metric folder).
 
 import numpy as np
 
-from .resampling import DEFAULT_LEVEL
-from .resampling import DEFAULT_RESAMPLES
-from .resampling import DEFAULT_SEED
-from .resampling import add_compare_options
-from .resampling import as_values
-from .resampling import bounds
-from .resampling import check_options
-from .resampling import intervals
-from .resampling import paired
-from .resampling import report_comparison
-from .resampling import signature_part
+from benchscore.core.resampling import DEFAULT_LEVEL
+from benchscore.core.resampling import DEFAULT_RESAMPLES
+from benchscore.core.resampling import DEFAULT_SEED
+from benchscore.core.compare import add_compare_options
+from benchscore.core.resampling import as_values
+from benchscore.core.resampling import bounds
+from benchscore.core.resampling import check_options
+from benchscore.core.resampling import intervals
+from benchscore.core.resampling import paired
+from benchscore.core.compare import report_comparison
+from benchscore.core.resampling import signature_part
 from .scoring import EV2R_AGGREGATIONS
 from .scoring import EV2R_KEYS
 from .scoring import ERROR

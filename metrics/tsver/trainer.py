@@ -26,13 +26,15 @@ evaluation that stopped with an error, build a new one. transformers is not impo
 """
 
 from .scoring import LABELS
-from .trainer_base import ComputeMetricsBase
-from .trainer_base import flatten_for_logging  # re-exported: part of this module's API
-from .trainer_base import to_numpy
+from benchscore.core.trainer import ComputeMetricsBase
+from benchscore.core.trainer import flatten_for_logging  # re-exported: part of this module's API
+from benchscore.core.trainer import to_numpy
 
 
 class TsverComputeMetrics(ComputeMetricsBase):
     """The `compute_metrics` callable; build it with `compute_metrics_for`."""
+
+    benchmark = "tsver"
 
     unit, units = "claim", "claims"
     last_batch_error = "the last batch ended at claim {rows} of an eval dataset of {n_rows}"

@@ -8,8 +8,8 @@ import evaluate
 from .judges import as_judge
 from .judges import iter_recorded
 from .judges import run_judge
-from .resampling import DEFAULT_RESAMPLES
-from .resampling import DEFAULT_SEED
+from benchscore.core.resampling import DEFAULT_RESAMPLES
+from benchscore.core.resampling import DEFAULT_SEED
 from .scoring import aggregate
 from .scoring import ev2r_items
 from .scoring import ev2r_per_claim

@@ -17,17 +17,17 @@ intervals and p-values come from resampling (`resampling.py`, the same file in e
     paired_test(stats_a, stats_b)        # difference, interval, p-values per number
 """
 
-from .resampling import DEFAULT_LEVEL
-from .resampling import DEFAULT_RESAMPLES
-from .resampling import DEFAULT_SEED
-from .resampling import add_compare_options
-from .resampling import as_values
-from .resampling import bounds
-from .resampling import check_options
-from .resampling import intervals
-from .resampling import paired
-from .resampling import report_comparison
-from .resampling import signature_part
+from benchscore.core.resampling import DEFAULT_LEVEL
+from benchscore.core.resampling import DEFAULT_RESAMPLES
+from benchscore.core.resampling import DEFAULT_SEED
+from benchscore.core.compare import add_compare_options
+from benchscore.core.resampling import as_values
+from benchscore.core.resampling import bounds
+from benchscore.core.resampling import check_options
+from benchscore.core.resampling import intervals
+from benchscore.core.resampling import paired
+from benchscore.core.compare import report_comparison
+from benchscore.core.resampling import signature_part
 from .scoring import RATES
 from .scoring import SCHEMES
 from .scoring import aggregate

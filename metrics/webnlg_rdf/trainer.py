@@ -34,13 +34,15 @@ calls: after an evaluation that stopped with an error, build a new one. transfor
 here.
 """
 
-from .trainer_base import DecodedComputeMetrics
-from .trainer_base import flatten_for_logging  # re-exported: part of this module's API
-from .trainer_base import outputs_to_numpy as to_numpy  # re-exported; here tuples stay tuples
+from benchscore.core.trainer import DecodedComputeMetrics
+from benchscore.core.trainer import flatten_for_logging  # re-exported: part of this module's API
+from benchscore.core.trainer import outputs_to_numpy as to_numpy  # re-exported; here tuples stay tuples
 
 
 class WebnlgComputeMetrics(DecodedComputeMetrics):
     """The `compute_metrics` callable; build it with `compute_metrics_for`."""
+
+    benchmark = "webnlg_rdf"
 
     decoded, decoded_lists = "triples", "lists of triple strings"
 

@@ -5,8 +5,8 @@ import evaluate
 
 # scoring imports the tokenizer, but evaluate copies only the siblings this file imports; and no
 # comment may follow an import here (evaluate reads the rest of the line as a download URL).
-from .resampling import DEFAULT_RESAMPLES
-from .resampling import DEFAULT_SEED
+from benchscore.core.resampling import DEFAULT_RESAMPLES
+from benchscore.core.resampling import DEFAULT_SEED
 from .scoring import aggregate
 from .scoring import breakdown
 from .scoring import entry_stats

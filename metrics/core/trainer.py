@@ -1,10 +1,6 @@
-"""What every folder's `trainer.py` shares: the `compute_metrics` state machine for `transformers.Trainer`.
+"""What every benchmark's `trainer.py` shares: the `compute_metrics` state machine for `transformers.Trainer`.
 
-VENDORED: this file is byte-identical in every metric folder that has a `trainer.py` (each folder
-must work alone, so none imports another; tests/test_trainer.py checks the copies). Edit
-metrics/mctaco/trainer_base.py, then copy it to the other folders.
-
-A subclass reads the gold side from the eval dataset, calls `super().__init__(n_rows, ...)` and
+A subclass names its benchmark (`benchmark = "mctaco"`, a name of the registry), reads the gold side from the eval dataset, calls `super().__init__(n_rows, ...)` and
 implements `_inputs(eval_pred, start)`: the module's inputs for the Trainer's rows start, start+1,
 ... (a dict with "predictions", one per row). The base class then runs both ways with the same
 numbers: `compute_metrics(eval_pred)` for the whole eval set (one `compute`), and
@@ -15,16 +11,9 @@ new one. The result is flattened for logging; the full one of the last evaluatio
 `.last_result`. stdlib and numpy only: transformers (and torch) are never imported here.
 """
 
-import os
-
 import numpy as np
 
-
-def load_module(config_name=None):
-    """This folder's evaluate module (the folder this file is in)."""
-    import evaluate  # lazily: the pure scoring must not need it
-
-    return evaluate.load(os.path.dirname(os.path.abspath(__file__)), config_name)
+import benchscore
 
 
 def to_numpy(array):
@@ -60,6 +49,7 @@ def flatten_for_logging(result, prefix=""):
 class ComputeMetricsBase:
     """The `compute_metrics` callable, less the per-benchmark `_inputs`."""
 
+    benchmark = None  # the registry name of the subclass's benchmark, whose module is loaded by default
     unit, units = "row", "rows"  # what a row of the eval dataset is, in error messages
     last_batch_error = "the last batch ended at {unit} {rows} of an eval dataset of {n_rows} {units}"
 
@@ -68,7 +58,7 @@ class ComputeMetricsBase:
             raise ValueError(f"metric has num_process={metric.num_process}, but the Trainer gives every rank all "
                              f"predictions, which would count them {metric.num_process} times; use num_process=1")
         self.n_rows = n_rows
-        self.metric = load_module(config_name) if metric is None else metric
+        self.metric = benchscore.load(self.benchmark, config_name) if metric is None else metric
         self.compute_kwargs = dict(compute_kwargs or {})
         self.last_result = None
         self._offset = 0  # rows already added in batch mode

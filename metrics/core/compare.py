@@ -1,0 +1,86 @@
+"""`benchscore compare <bench>`: the options every benchmark shares and the printed report.
+
+The numbers come from `benchscore.core.resampling`; each benchmark's `significance.py` reads its
+files into per-item statistics and hands them here.
+"""
+
+import json
+
+from benchscore.core.resampling import DEFAULT_LEVEL
+from benchscore.core.resampling import DEFAULT_RESAMPLES
+from benchscore.core.resampling import DEFAULT_SEED
+from benchscore.core.resampling import check_options
+from benchscore.core.resampling import signature_part
+
+
+def _number(x, digits):
+    return "n/a" if x is None else f"{x:.{digits}f}"
+
+
+def format_intervals(results, level=DEFAULT_LEVEL, digits=4):
+    """A plain-text table of `intervals` results: metric, estimate, interval."""
+    header = ("metric", "estimate", f"{level:.0%} interval")
+    rows = [(name, _number(r["estimate"], digits), f"[{_number(r['low'], digits)}, {_number(r['high'], digits)}]")
+            for name, r in results.items()]
+    return _table(header, rows)
+
+
+def format_paired(results, level=DEFAULT_LEVEL, digits=4):
+    """A plain-text table of `paired` results: A, B, B - A, its interval and both p-values."""
+    header = ("metric", "A", "B", "B - A", f"{level:.0%} interval", "p (bootstrap)", "p (randomization)")
+    rows = [
+        (name, _number(r["a"], digits), _number(r["b"], digits),
+         "n/a" if r["difference"] is None else f"{r['difference']:+.{digits}f}",
+         f"[{_number(r['low'], digits)}, {_number(r['high'], digits)}]",
+         _number(r["p_bootstrap"], digits), _number(r["p_randomization"], digits))
+        for name, r in results.items()
+    ]
+    return _table(header, rows)
+
+
+def _table(header, rows):
+    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(str(cell).ljust(width) for cell, width in zip(row, widths)).rstrip() for row in [header, *rows]]
+    lines.insert(1, "  ".join("-" * width for width in widths))
+    return "\n".join(lines)
+
+
+def add_compare_options(parser, predictions_help, *aliases):
+    """The options every benchmark's compare command shares (the gold options are the benchmark's).
+
+    `aliases`: other names for --predictions, e.g. the benchmark's own name for a system's output.
+    """
+    parser.add_argument("--predictions", *aliases, dest="predictions", action="append", required=True, metavar="FILE",
+                        help=f"{predictions_help}; give it once for intervals, twice (A, then B) to compare")
+    parser.add_argument("--n-resamples", type=int, default=DEFAULT_RESAMPLES,
+                        help=f"bootstrap resamples and randomization rounds (default {DEFAULT_RESAMPLES})")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})")
+    parser.add_argument("--confidence", type=float, default=DEFAULT_LEVEL,
+                        help=f"confidence level of the intervals (default {DEFAULT_LEVEL})")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def report_comparison(args, stats, confidence_intervals, paired_test, signature):
+    """Prints the intervals of one system or the paired comparison of two; returns the exit status.
+
+    `stats`: per-item statistics of each --predictions file; `confidence_intervals(stats, ...)`
+    and `paired_test(stats_a, stats_b, ...)` are the benchmark's; `signature` its scorer's.
+    """
+    options = (args.n_resamples, args.seed, args.confidence)
+    check_options(*options)
+    signature = f"{signature}|{signature_part(*options)}"
+    if len(stats) == 1:
+        results = confidence_intervals(stats[0], *options)
+        table = format_intervals(results, args.confidence)
+        lines = [f"system: {args.predictions[0]}", "", table]
+    elif len(stats) == 2:
+        results = paired_test(stats[0], stats[1], *options)
+        table = format_paired(results, args.confidence)
+        lines = [f"A: {args.predictions[0]}", f"B: {args.predictions[1]}", "", table]
+    else:
+        raise ValueError(f"--predictions was given {len(stats)} times; expected once (intervals) or twice (A, B)")
+    if args.json:
+        print(json.dumps({"predictions": args.predictions, "results": results, "signature": signature}, indent=2))
+    else:
+        print("\n".join([*lines, "", f"signature: {signature}"]))
+    return 0

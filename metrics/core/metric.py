@@ -1,0 +1,85 @@
+"""The `evaluate.Metric` base every benchmark's module (`metrics/<folder>/<folder>.py`) subclasses.
+
+It exists for three behaviours of evaluate 0.4.6 that each module would otherwise work around on
+its own:
+
+1. evaluate requires every declared feature in every `compute`/`add_batch` call (a missing one is
+   "Evaluation module inputs are missing" or a bare `KeyError`), so optional inputs cannot simply
+   be left out: `OPTIONAL_INPUTS` are filled with None here.
+2. evaluate type-checks only the first example of a batch, and refuses None in a string column
+   there: every example is validated by the subclass's `_prepare` (once, before Arrow sees it),
+   which also turns None into what the Arrow column can hold.
+3. evaluate numbers nothing: `_prepare` gets the index of the batch's first example across all
+   `add_batch` calls, so an error names `example N` of the whole input.
+
+Import this module as a module (`from benchscore.core import metric`), never the class itself:
+evaluate's loader takes the first `evaluate.Metric` subclass it finds in the module file's names.
+"""
+
+import evaluate
+
+import benchscore
+
+
+def check_version(written_for, module):
+    """Refuses a module file written for another `benchscore` than the installed one."""
+    if benchscore.__version__ != written_for:
+        raise ImportError(
+            f"the evaluate module {module!r} was written for benchscore {written_for}, but benchscore "
+            f"{benchscore.__version__} is installed; install benchscore=={written_for} or use the module "
+            f"folder shipped with benchscore {benchscore.__version__} (benchscore.load({module!r}))"
+        )
+
+
+class BenchscoreMetric(evaluate.Metric):
+    """A thin `evaluate.Metric`: optional inputs filled, every example validated once by `_prepare`."""
+
+    OPTIONAL_INPUTS = ()  # declared features a user may leave out
+
+    def _prepare(self, batch, start):
+        """The batch ({feature: column}) checked and made storable; `start` is its first example's index."""
+        return batch
+
+    def compute(self, *, predictions=None, references=None, **kwargs):
+        """Scores what was added (and `predictions`/`references` with their features, if given)."""
+        # (evaluate appends the inputs description to this docstring, so it must exist.)
+        if predictions is not None or references is not None:
+            for name in self.OPTIONAL_INPUTS:
+                kwargs.setdefault(name, None)
+        return super().compute(predictions=predictions, references=references, **kwargs)
+
+    def add_batch(self, *, predictions=None, references=None, **kwargs):
+        """Adds a batch of examples; optional features may be left out."""
+        if predictions is None or references is None:
+            raise ValueError(f"{self.name}: add_batch needs predictions and references")
+        predictions, references = _as_list(predictions, "predictions"), _as_list(references, "references")
+        n = len(predictions)
+        batch = {"predictions": predictions, "references": references}
+        for name, column in kwargs.items():
+            if column is None and name in self.OPTIONAL_INPUTS:
+                column = [None] * n
+            batch[name] = _as_list(column, name)
+        for name in self.OPTIONAL_INPUTS:
+            batch.setdefault(name, [None] * n)
+        for name, column in batch.items():
+            if len(column) != n:
+                raise ValueError(f"{name} has {len(column)} values for {n} predictions; expected one per example")
+        start = getattr(self, "_n_added", 0)
+        batch = self._prepare(batch, start)
+        self._n_added = start + n
+        return super().add_batch(**batch)
+
+    def add(self, *, prediction=None, reference=None, **kwargs):
+        """Adds one example; optional features may be left out."""
+        return self.add_batch(predictions=[prediction], references=[reference],
+                              **{name: [value] for name, value in kwargs.items()})
+
+    def _finalize(self):
+        self._n_added = 0  # the next add_batch starts a new input
+        return super()._finalize()
+
+
+def _as_list(column, name):
+    if isinstance(column, (str, bytes, dict)) or not hasattr(column, "__len__") and not hasattr(column, "__iter__"):
+        raise TypeError(f"{name} must be a list with one value per example, found {type(column).__name__}")
+    return column if isinstance(column, list) else list(column)

@@ -1,0 +1,139 @@
+"""The project's one way to read text, TSV and JSONL files, and to say where an input is wrong.
+
+Every error about an input names its place in one format:
+
+    FILE:LINE: what was found; what was expected     (files; LINE counts from 1)
+    example N: what was found; what was expected     (in-memory inputs; N counts from 0, like a list)
+
+`InputError` carries that text; it is a `ValueError`, so callers that catch `ValueError` keep
+working, and the CLI prints it as one line with exit status 2.
+
+The readers are strict where a silent change of a number could follow: bytes that are not UTF-8,
+a NaN or Infinity in JSON (not JSON at all, though Python's `json` accepts it), nesting deeper than
+`MAX_DEPTH`, a line longer than `MAX_LINE_BYTES`. A UTF-8 byte-order mark at the start of a file is
+dropped (the official files have none; with it, the first field would silently differ).
+"""
+
+import json
+
+MAX_LINE_BYTES = 64 << 20  # one line of any input file: 64 MiB
+MAX_DEPTH = 64  # JSON nesting: our deepest format (TSVer judge replies) needs 4
+
+
+class InputError(ValueError):
+    """A located input error: the message starts with `FILE:LINE:` or `example N:`."""
+
+
+def at_line(path, line, message):
+    """`InputError` for line `line` (1-based) of file `path`."""
+    return InputError(f"{path}:{line}: {message}")
+
+
+def at_example(index, message):
+    """`InputError` for the in-memory example at `index` (0-based)."""
+    return InputError(f"example {index}: {message}")
+
+
+def relocate(err, prefix):
+    """The same kind of error with `prefix: ` before its text (e.g. the example that holds it)."""
+    kind = InputError if isinstance(err, ValueError) else type(err)
+    return kind(f"{prefix}: {err}")
+
+
+def _decode(raw, path, line):
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise at_line(path, line, f"byte {raw[err.start]:#04x} at column {err.start + 1} is not UTF-8; "
+                                  "expected a UTF-8 text file") from None
+
+
+def iter_lines(path):
+    """(line number, text) for each line of a UTF-8 file, without its line end (LF or CRLF)."""
+    with open(path, "rb") as f:
+        number = 0
+        while True:
+            raw = f.readline(MAX_LINE_BYTES + 1)
+            if not raw:
+                return
+            number += 1
+            if len(raw) > MAX_LINE_BYTES:
+                raise at_line(path, number, f"the line is longer than {MAX_LINE_BYTES >> 20} MiB; "
+                                            "expected one record per line")
+            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            text = _decode(raw, path, number)
+            yield number, text.rstrip("\n").removesuffix("\r")
+
+
+def read_lines(path, what):
+    """Every line of a UTF-8 file (one trailing newline allowed); an empty file is an error."""
+    lines = [text for _, text in iter_lines(path)]
+    if not any(line.strip() for line in lines):
+        raise at_line(path, 1, f"the file is empty; expected {what}")
+    return lines
+
+
+def iter_tsv(path, fields, what):
+    """(line number, {field: text}) for each line of a tab-separated file with exactly `fields`."""
+    seen = False
+    for number, line in iter_lines(path):
+        values = line.split("\t")
+        if len(values) != len(fields):
+            layout = " TAB ".join(fields)
+            raise at_line(path, number, f"found {len(values)} tab-separated fields; expected {len(fields)} "
+                                        f"({layout}) in {what}")
+        seen = True
+        yield number, dict(zip(fields, values))
+    if not seen:
+        raise at_line(path, 1, f"the file is empty; expected {what}")
+
+
+def _refuse_constant(name):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _depth(value):
+    """How deeply lists and objects nest in a parsed JSON value (iteratively: no recursion limit)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, (list, dict)):
+            deepest = max(deepest, depth)
+            if deepest > MAX_DEPTH:
+                return deepest
+            stack.extend((child, depth + 1) for child in (node.values() if isinstance(node, dict) else node))
+    return deepest
+
+
+def parse_json(text, where):
+    """One JSON value from `text`, or `InputError` prefixed by `where` (e.g. `FILE:LINE` or `example 3`)."""
+    try:
+        value = json.loads(text, parse_constant=_refuse_constant)
+    except RecursionError:
+        raise InputError(f"{where}: JSON nested deeper than {MAX_DEPTH} levels; expected a flat record") from None
+    except ValueError as err:  # JSONDecodeError, NaN/Infinity, integers of more than 4300 digits
+        raise InputError(f"{where}: not valid JSON ({err}); expected one JSON value") from None
+    # Cheap guard first: only text with many brackets can nest deeply.
+    if text.count("[") + text.count("{") > MAX_DEPTH and _depth(value) > MAX_DEPTH:
+        raise InputError(f"{where}: JSON nested deeper than {MAX_DEPTH} levels; expected a flat record")
+    return value
+
+
+def iter_jsonl(path, what="a JSON object", objects_only=True):
+    """(line number, record) for each non-blank line of a JSONL file; each record a JSON object."""
+    for number, line in iter_lines(path):
+        if not line.strip():
+            continue
+        record = parse_json(line, f"{path}:{number}")
+        if objects_only and not isinstance(record, dict):
+            raise at_line(path, number, f"found a JSON {type(record).__name__}; expected {what} per line")
+        yield number, record
+
+
+def read_jsonl(path, what="a JSON object", objects_only=True):
+    """Every record of a JSONL file as (line number, record); an empty file is an error."""
+    records = list(iter_jsonl(path, what, objects_only))
+    if not records:
+        raise at_line(path, 1, f"the file has no records; expected {what} per line")
+    return records

@@ -1,0 +1,156 @@
+"""What every benchmark's Space (`metrics/<folder>/app.py`) shares: limits, errors, pasted text, layout.
+
+A Space scores with the installed `benchscore` (its `requirements.txt` pins it), through the same
+file readers as the CLI, so an upload, a paste and `benchscore <bench>` give the same numbers and
+the same located errors. Each app supplies its inputs, its option widgets, its outputs and its
+three scoring functions (files, pasted text, table); `build_demo` lays them out the same way in all
+four Spaces.
+"""
+
+import contextlib
+import pathlib
+import re
+import tempfile
+from dataclasses import dataclass
+
+import gradio as gr
+
+MAX_FILE_SIZE = "5mb"  # uploads (gradio refuses larger files) and pasted text alike
+MAX_TEXT_CHARS = 5_000_000
+
+
+@dataclass(frozen=True)
+class FileInput:
+    """One input file of a benchmark: its label, accepted endings, element id and the name used for pastes."""
+
+    label: str
+    file_types: tuple
+    elem_id: str
+    paste_name: str
+    optional: bool = False
+
+
+def card_summary(folder, fallback):
+    """The opening of the metric card's Description (`folder`/README.md), else `fallback`."""
+    card = pathlib.Path(folder) / "README.md"
+    text = card.read_text(encoding="utf-8") if card.exists() else ""
+    match = re.search(r"^## Description\n(.*?)(?=^##)", text, re.S | re.M)
+    return match.group(1).strip() if match else fallback
+
+
+def user_error(err, names):
+    """A `gr.Error` with the error's text, temporary paths replaced by what the user knows."""
+    message = str(err)
+    for path, name in sorted(names.items(), key=lambda item: -len(str(item[0]))):
+        message = message.replace(str(path), name)
+    return gr.Error(message, print_exception=False)
+
+
+def scored(score, names, *args, **kwargs):
+    """`score(*args, **kwargs)`; an input error becomes a `gr.Error` in the user's names."""
+    try:
+        return score(*args, **kwargs)
+    except (ValueError, TypeError, OSError) as err:
+        raise user_error(err, names) from None
+
+
+def uploaded(inputs, paths):
+    """The upload paths, checked: every required file given; returns {path: file name} for messages."""
+    missing = [spec.label for spec, path in zip(inputs, paths) if not path and not spec.optional]
+    if missing:
+        raise gr.Error(f"Upload {' and '.join(missing)}.")
+    return {path: pathlib.Path(path).name for path in paths if path}
+
+
+@contextlib.contextmanager
+def pasted(inputs, texts):
+    """Pasted texts as temporary files (None where an optional one is empty) and {path: name} for messages."""
+    missing = [spec.label for spec, text in zip(inputs, texts) if not (text or "").strip() and not spec.optional]
+    if missing:
+        raise gr.Error(f"Paste {' and '.join(missing)}.")
+    if any(len(text or "") > MAX_TEXT_CHARS for text in texts):
+        raise gr.Error(f"Pasted text is limited to {MAX_TEXT_CHARS:,} characters; upload the files instead.")
+    with tempfile.TemporaryDirectory() as folder:
+        paths, names = [], {}
+        for spec, text in zip(inputs, texts):
+            if not (text or "").strip():
+                paths.append(None)
+                continue
+            path = pathlib.Path(folder, spec.paste_name)
+            try:
+                path.write_bytes(text.encode("utf-8"))
+            except UnicodeEncodeError as err:
+                line = text.count("\n", 0, err.start) + 1
+                raise gr.Error(f"pasted {spec.label}:{line}: a character that is not valid Unicode "
+                               f"({text[err.start]!r}); expected plain UTF-8 text") from None
+            paths.append(str(path))
+            names[str(path)] = f"pasted {spec.label}"
+        yield paths, names
+
+
+def table_rows(table, n_columns):
+    """The editable table's rows as stripped strings, each with exactly `n_columns` cells."""
+    rows = [["" if value is None else str(value).strip() for value in row] for row in table.values.tolist()]
+    if not rows:
+        raise gr.Error("The table is empty; add one row per item.")
+    for number, row in enumerate(rows, start=1):
+        if len(row) < n_columns:
+            raise gr.Error(f"table row {number}: found {len(row)} columns; expected {n_columns}")
+    return [row[:n_columns] for row in rows]
+
+
+def number(value):
+    """Every digit of a float (numbers compare exactly with other runs); "n/a" for None."""
+    return "n/a" if value is None else repr(value)
+
+
+def signature_box():
+    return gr.Textbox(label="Signature (compare only numbers whose signatures match)", elem_id="signature",
+                      render=False)
+
+
+def build_demo(*, title, heading, summary, inputs, outputs, score_files, score_text, example, example_label,
+               upload_note, table_value, table_headers, table_note, score_table, options=None):
+    """The common layout: options, then Upload / Paste / Table tabs, then the outputs.
+
+    `outputs` are unrendered components (made first so the example can score into them);
+    `options()` makes the option widgets inside the page and returns them (they follow the
+    files, texts or table as extra arguments of the scoring functions).
+    """
+    with gr.Blocks(title=title) as demo:
+        gr.Markdown(f"# {heading}\n\n{summary}")
+        extra = options() if options else []
+        with gr.Tabs():
+            with gr.Tab("Upload files"):
+                gr.Markdown(f"{upload_note} Up to {MAX_FILE_SIZE} each.")
+                with gr.Row():
+                    files = [gr.File(label=spec.label, file_types=list(spec.file_types), elem_id=spec.elem_id)
+                             for spec in inputs]
+                files_button = gr.Button("Score files", variant="primary")
+                gr.Examples(examples=[list(example) + [getattr(o, "value", None) for o in extra]],
+                            inputs=files + extra, outputs=outputs, fn=score_files, run_on_click=True,
+                            cache_examples=False, label="Example: click to score it", example_labels=[example_label],
+                            elem_id="examples")
+            with gr.Tab("Paste text"):
+                with gr.Row():
+                    texts = [gr.Textbox(label=spec.label, lines=8, max_lines=20) for spec in inputs]
+                text_button = gr.Button("Score text", variant="primary")
+            with gr.Tab("Edit a table"):
+                gr.Markdown(table_note)
+                table = gr.Dataframe(value=table_value, headers=table_headers, datatype="str", interactive=True,
+                                     elem_id="table")
+                table_button = gr.Button("Score table", variant="primary")
+        gr.Markdown("## Results")
+        for output in outputs:
+            output.render()
+        files_button.click(score_files, files + extra, outputs)
+        text_button.click(score_text, texts + extra, outputs)
+        table_button.click(score_table, [table] + extra, outputs)
+    return demo
+
+
+def launch(build, **kwargs):
+    """Builds and serves an app with the upload limit (tests pass server_name/server_port)."""
+    demo = build()
+    demo.launch(max_file_size=MAX_FILE_SIZE, **kwargs)
+    return demo
