@@ -1,13 +1,10 @@
 """The Space apps' handlers without a browser: each input mode against the pure functions, the
-messages for bad input, and each folder's app working from a copy of the folder alone (as on a Space).
+messages for bad input (a Space built from the wheel alone: tests/test_space_wheel.py).
 """
 
 import contextlib
-import importlib.util
 import json
 import re
-import shutil
-import sys
 
 import pytest
 
@@ -19,6 +16,8 @@ pytest.importorskip("gradio", reason="gradio is not installed (pip install gradi
 
 import gradio as gr  # noqa: E402
 import pandas as pd  # noqa: E402
+
+from benchscore.core import space  # noqa: E402
 
 from benchscore.mctaco import scoring as mctaco_scoring  # noqa: E402
 from benchscore.tsver import scoring as tsver_scoring  # noqa: E402
@@ -65,23 +64,6 @@ def cells(output):
 
 
 @pytest.mark.parametrize("folder", FOLDERS)
-def test_the_app_runs_from_a_copy_of_the_folder_alone(folder, apps, tmp_path, monkeypatch):
-    space = tmp_path / "space"
-    shutil.copytree(browser.METRICS / folder, space, ignore=shutil.ignore_patterns("__pycache__"))
-    package = f"{folder}_space"
-    for name in [name for name in sys.modules if name == package or name.startswith(package + ".")]:
-        monkeypatch.delitem(sys.modules, name)
-    spec = importlib.util.spec_from_file_location(f"{folder}_copied_app", space / "app.py")
-    app = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(app)
-    assert app.scoring.__file__ == str(space / "scoring.py")  # the copy's modules, not the repo's
-    assert len(app.card_summary()) > 200  # the card's summary, read from the copy's README.md
-    copied = app.score_files(*(str(space / "examples" / name) for name in EXAMPLES[folder]))
-    assert cells(copied) == cells(apps[folder].score_files(*example_paths(folder)))
-    assert isinstance(app.build_demo(), gr.Blocks)
-
-
-@pytest.mark.parametrize("folder", FOLDERS)
 def test_pasted_text_scores_like_the_uploaded_files(folder, apps):
     app = apps[folder]
     texts = [open(path, encoding="utf-8").read() for path in example_paths(folder)]
@@ -97,7 +79,7 @@ def test_missing_and_oversized_input_get_a_message(folder, apps, monkeypatch):
         app.score_files(None, example_paths(folder)[1])
     with shows_error("Paste"):
         app.score_text("", "x")
-    monkeypatch.setattr(app, "MAX_TEXT_CHARS", 10)
+    monkeypatch.setattr(space, "MAX_TEXT_CHARS", 10)
     with shows_error("limited to 10 characters; upload the files instead"):
         app.score_text("x" * 11, "y")
 
