@@ -39,6 +39,14 @@ def test_the_registry_names_every_folder_and_cli_command():
     assert set(cli.COMMANDS) == set(benchscore.BENCHMARKS)
 
 
+def test_the_docs_name_every_benchmark_of_the_registry():
+    readme = (METRICS.parent / "README.md").read_text(encoding="utf-8")
+    for bench in benchscore.BENCHMARKS.values():
+        assert f"| [`metrics/{bench.folder}`](metrics/{bench.folder}/README.md) | {bench.title}" in readme
+        assert f"benchscore {bench.name} " in readme
+        assert f"benchscore.load(\"{bench.name}\")" in readme or f'"{bench.name}"' in readme
+
+
 def test_no_python_file_of_a_benchmark_folder_is_a_copy_of_another():
     # Shared code lives once, in benchscore.core; a folder imports it instead of vendoring a copy.
     seen = {}
