@@ -62,29 +62,36 @@ def uploaded(inputs, paths):
     return {path: pathlib.Path(path).name for path in paths if path}
 
 
-@contextlib.contextmanager
-def pasted(inputs, texts):
-    """Pasted texts as temporary files (None where an optional one is empty) and {path: name} for messages."""
+def _check_pasted(inputs, texts):
     missing = [spec.label for spec, text in zip(inputs, texts) if not (text or "").strip() and not spec.optional]
     if missing:
         raise gr.Error(f"Paste {' and '.join(missing)}.")
     if any(len(text or "") > MAX_TEXT_CHARS for text in texts):
         raise gr.Error(f"Pasted text is limited to {MAX_TEXT_CHARS:,} characters; upload the files instead.")
+
+
+def _write_pasted(spec, text, path):
+    try:
+        path.write_bytes(text.encode("utf-8"))
+    except UnicodeEncodeError as err:  # a lone surrogate: the browser can send one, UTF-8 cannot hold it
+        line = text.count("\n", 0, err.start) + 1
+        raise gr.Error(f"pasted {spec.label}:{line}: a character that is not valid Unicode "
+                       f"({text[err.start]!r}); expected plain UTF-8 text") from None
+
+
+@contextlib.contextmanager
+def pasted(inputs, texts):
+    """Pasted texts as temporary files (None where an optional one is empty) and {path: name} for messages."""
+    _check_pasted(inputs, texts)
     with tempfile.TemporaryDirectory() as folder:
         paths, names = [], {}
         for spec, text in zip(inputs, texts):
-            if not (text or "").strip():
-                paths.append(None)
-                continue
-            path = pathlib.Path(folder, spec.paste_name)
-            try:
-                path.write_bytes(text.encode("utf-8"))
-            except UnicodeEncodeError as err:
-                line = text.count("\n", 0, err.start) + 1
-                raise gr.Error(f"pasted {spec.label}:{line}: a character that is not valid Unicode "
-                               f"({text[err.start]!r}); expected plain UTF-8 text") from None
-            paths.append(str(path))
-            names[str(path)] = f"pasted {spec.label}"
+            path = None
+            if (text or "").strip():
+                path = pathlib.Path(folder, spec.paste_name)
+                _write_pasted(spec, text, path)
+                names[str(path)] = f"pasted {spec.label}"
+            paths.append(None if path is None else str(path))
         yield paths, names
 
 
