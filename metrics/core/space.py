@@ -38,12 +38,16 @@ def card_summary(folder, fallback):
     return match.group(1).strip() if match else fallback
 
 
-def user_error(err, names):
-    """A `gr.Error` with the error's text, temporary paths replaced by what the user knows."""
-    message = str(err)
+def named(message, names):
+    """`message` with temporary paths replaced by what the user knows ({path: name})."""
     for path, name in sorted(names.items(), key=lambda item: -len(str(item[0]))):
         message = message.replace(str(path), name)
-    return gr.Error(message, print_exception=False)
+    return message
+
+
+def user_error(err, names):
+    """A `gr.Error` with the error's text, temporary paths replaced by what the user knows."""
+    return gr.Error(named(str(err), names), print_exception=False)
 
 
 def scored(score, names, *args, **kwargs):
