@@ -34,17 +34,16 @@ def best_time(fn, repeat=3):
 
 
 def mctaco():
+    from benchscore.mctaco import files
     from benchscore.mctaco import scoring
     from benchscore.mctaco import significance
-    from benchscore.mctaco.loader import read_predictions
-    from benchscore.mctaco.loader import read_tsv
 
-    rows = read_tsv(SHARED / "mctaco" / "test_9442.tsv")
+    rows = files.read_references(SHARED / "mctaco" / "test_9442.tsv")
     keys = [scoring.question_key(r["sentence"], r["question"]) for r in rows]
     gold = [r["label"] for r in rows]
-    systems = [read_predictions(SHARED / "mctaco" / "baseline_outputs" / name)
+    systems = [files.read_predictions(SHARED / "mctaco" / "baseline_outputs" / name)
                for name in ("bert.norm.output.txt", "roberta.output.txt")]
-    score = lambda predictions: scoring.question_stats(predictions, gold, keys)  # noqa: E731
+    score = lambda predictions: scoring.item_stats(predictions, gold, keys)  # noqa: E731
     return "MC-TACO test (questions)", score, systems, scoring.aggregate, significance
 
 

@@ -18,7 +18,7 @@ import uuid
 
 import pytest
 
-from benchscore.mctaco import loader as mctaco_loader
+from benchscore.mctaco import files as mctaco_files
 from benchscore.tempbench_trp import loader as tempbench_loader
 from benchscore.tsver import loader as tsver_loader
 from benchscore.webnlg_rdf import loader as webnlg_loader
@@ -92,8 +92,8 @@ def as_json(value):
 # ---------------------------------------------------------------- the four modules' inputs
 
 def mctaco_job():
-    rows = mctaco_loader.read_tsv(shared_path("data", "mctaco", "dev_3783.tsv"))
-    predictions = mctaco_loader.read_predictions(shared_path("data", "mctaco", "predictions", "dev_random_seed2019.txt"))
+    rows = mctaco_files.read_references(shared_path("data", "mctaco", "dev_3783.tsv"))
+    predictions = mctaco_files.read_predictions(shared_path("data", "mctaco", "predictions", "dev_random_seed2019.txt"))
     inputs = {"predictions": predictions, "references": [row["label"] for row in rows],
               "sentence": [row["sentence"] for row in rows], "question": [row["question"] for row in rows],
               "category": [row["category"] for row in rows]}
@@ -189,6 +189,7 @@ import json
 import numpy as np
 import torch
 import torch.distributed as dist
+from benchscore.mctaco import files
 from benchscore.mctaco import loader
 from benchscore.mctaco import trainer
 from benchscore.tsver import loader as tsver_loader
@@ -203,7 +204,7 @@ dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank
 # MC-TACO: this rank's shard, as DistributedSampler deals it (rows rank, rank + 2, ...), and its
 # "model output": two logits per candidate (here from the prediction file).
 rows = loader.load_split(dev_tsv)
-yes = [label == "yes" for label in loader.read_predictions(predictions_txt)]
+yes = files.read_predictions(predictions_txt)
 mine = list(range(rank, len(rows), 2))
 logits = torch.tensor([[0.0, 1.0] if yes[i] else [1.0, 0.0] for i in mine])
 shard = {"index": mine, "logits": logits.numpy().tolist(), "labels": [rows[i]["label"] for i in mine]}

@@ -6,6 +6,7 @@ import random
 import pytest
 
 from benchscore import cli
+from benchscore.mctaco import files
 from benchscore.mctaco import loader
 from benchscore.mctaco import scoring
 from conftest import METRICS
@@ -33,17 +34,17 @@ def mctaco():
 # --- parity: the ten recorded official runs, exact floats -------------------------------------
 
 
+@pytest.mark.parity
 def test_all_ten_official_runs_reproduce_exactly():
     runs = official_runs()
     assert len(runs) == 10
     folder = shared_path("data", "mctaco")
-    from benchscore.mctaco.cli import evaluate_files
-
     for run in runs:
-        result = evaluate_files(folder / run["gold"], folder / run["predictions"])
+        result = files.score_files(folder / run["gold"], folder / run["predictions"])
         assert (result["em"], result["f1"]) == (run["em"], run["f1"]), _run_id(run)
 
 
+@pytest.mark.parity
 def test_official_runs_through_evaluate_module_with_loader_rows(mctaco):
     """The user path: our loader's Dataset columns straight into evaluate, batch by batch."""
     folder = shared_path("data", "mctaco")
@@ -51,7 +52,7 @@ def test_official_runs_through_evaluate_module_with_loader_rows(mctaco):
     for run in official_runs():
         if run["gold"] != "test_9442.tsv" or "bert" not in run["predictions"]:
             continue
-        predictions = loader.read_predictions(folder / run["predictions"])
+        predictions = files.read_predictions(folder / run["predictions"])
         for start in range(0, len(dataset), 2000):
             rows = dataset[start : start + 2000]
             mctaco.add_batch(
@@ -62,16 +63,15 @@ def test_official_runs_through_evaluate_module_with_loader_rows(mctaco):
             )
         result = mctaco.compute()
         assert (result["em"], result["f1"]) == (run["em"], run["f1"])
-        assert result["signature"] == "mctaco|version:1.0.0|key:question_id|labels:normalized"
+        assert result["signature"] == "mctaco|version:1.0.0|benchscore:0.1.0|key:question_id|labels:normalized"
         assert sum(c["n_questions"] for c in result["extension_per_category"].values()) == 1332
 
 
+@pytest.mark.parity
 def test_paper_bert_numbers():
     """The paper's BERT + unit normalization row: 42.7 EM / 69.9 F1, thanks to the empty/empty = 1 rule."""
     folder = shared_path("data", "mctaco")
-    from benchscore.mctaco.cli import evaluate_files
-
-    result = evaluate_files(folder / "test_9442.tsv", folder / "baseline_outputs" / "bert.norm.output.txt")
+    result = files.score_files(folder / "test_9442.tsv", folder / "baseline_outputs" / "bert.norm.output.txt")
     assert (round(100 * result["em"], 1), round(100 * result["f1"], 1)) == (42.7, 69.9)
 
 
@@ -79,17 +79,17 @@ def test_paper_bert_numbers():
 
 
 def test_empty_gold_and_empty_prediction_scores_one():
-    stats = scoring.question_stats(["no", "no"], ["no", "no"], ["q", "q"])
+    stats = scoring.item_stats(["no", "no"], ["no", "no"], ["q", "q"])
     assert stats[0].f1 == 1.0 and stats[0].exact_match
 
 
 def test_empty_gold_with_predicted_yes_scores_zero():
-    (question,) = scoring.question_stats(["yes", "no"], ["no", "no"], ["q", "q"])
+    (question,) = scoring.item_stats(["yes", "no"], ["no", "no"], ["q", "q"])
     assert question.f1 == 0.0  # P = 0, R = 1 (nothing to find) -> 2*0*1/1 = 0
 
 
 def test_questions_group_by_first_appearance_not_runs():
-    stats = scoring.question_stats(["yes", "no", "no"], ["yes", "yes", "no"], ["a", "b", "a"])
+    stats = scoring.item_stats(["yes", "no", "no"], ["yes", "yes", "no"], ["a", "b", "a"])
     assert [q.key for q in stats] == ["a", "b"]
     assert (stats[0].n_candidates, stats[0].exact_match) == (2, True)
 
@@ -100,7 +100,7 @@ def test_f1_uses_official_operation_order():
     for tp in range(1, 30):
         for n_pred in range(tp, 30):
             for n_gold in range(tp, 30):
-                q = scoring.QuestionStats("k", None, 1, 1, tp, n_pred, n_gold)
+                q = scoring.ItemStats("k", None, 1, 1, tp, n_pred, n_gold)
                 p, r = tp / n_pred, tp / n_gold
                 assert q.f1 == 2 * p * r / (p + r)
                 found += q.f1 != 2 * tp / (n_pred + n_gold)
@@ -112,7 +112,7 @@ def test_aggregate_is_plain_left_to_right_sum():
     stats = []
     for i in range(500):
         tp = rng.randint(0, 4)
-        stats.append(scoring.QuestionStats(str(i), None, 9, 0, tp, tp + rng.randint(0, 4), tp + rng.randint(0, 4)))
+        stats.append(scoring.ItemStats(str(i), None, 9, 0, tp, tp + rng.randint(0, 4), tp + rng.randint(0, 4)))
     total = 0.0
     for q in stats:
         total += q.f1
@@ -135,18 +135,18 @@ def test_per_category_in_official_category_order():
 
 @pytest.mark.parametrize("bad", ["maybe", "", 2, 0.5, None, "y"])
 def test_unknown_label_names_the_row(bad):
-    with pytest.raises(ValueError, match=r"row 1: prediction is .*expected 'yes' or 'no'"):
-        scoring.question_stats(["yes", bad], ["yes", "no"], ["q", "q"])
+    with pytest.raises(ValueError, match=r"example 1: prediction is .*expected 'yes' or 'no'"):
+        scoring.item_stats(["yes", bad], ["yes", "no"], ["q", "q"])
 
 
 def test_length_mismatch_is_an_error():
     with pytest.raises(ValueError, match="3 references but 2 predictions"):
-        scoring.question_stats(["yes", "no"], ["yes", "no", "no"], ["q", "q", "q"])
+        scoring.item_stats(["yes", "no"], ["yes", "no", "no"], ["q", "q", "q"])
 
 
 def test_conflicting_categories_within_a_question():
-    with pytest.raises(ValueError, match="row 1: category 'Frequency' differs"):
-        scoring.question_stats(["no", "no"], ["no", "no"], ["q", "q"], ["Stationarity", "Frequency"])
+    with pytest.raises(ValueError, match="example 1: category 'Frequency' differs"):
+        scoring.item_stats(["no", "no"], ["no", "no"], ["q", "q"], ["Stationarity", "Frequency"])
 
 
 def test_no_rows_is_an_error():
@@ -157,38 +157,38 @@ def test_no_rows_is_an_error():
 def test_malformed_tsv_line(tmp_path):
     path = tmp_path / "bad.tsv"
     path.write_text(EXAMPLE_TSV.read_text().replace("\tyes\tFrequency", " yes\tFrequency", 1))
-    with pytest.raises(ValueError, match=r"line 5 has 4 tab-separated fields; expected 5"):
-        loader.read_tsv(path)
+    with pytest.raises(ValueError, match=r"bad.tsv:5: found 4 tab-separated fields; expected 5"):
+        files.read_references(path)
 
 
 def test_bad_gold_label_and_category(tmp_path):
     path = tmp_path / "bad.tsv"
     path.write_text("s\tq\ta\tmaybe\tFrequency\n")
-    with pytest.raises(ValueError, match=r"line 1: label is 'maybe'"):
-        loader.read_tsv(path)
+    with pytest.raises(ValueError, match=r"bad.tsv:1: label is 'maybe'; expected"):
+        files.read_references(path)
     path.write_text("s\tq\ta\tyes\tDuration\n")
-    with pytest.raises(ValueError, match=r"line 1: category is 'Duration'"):
-        loader.read_tsv(path)
+    with pytest.raises(ValueError, match=r"bad.tsv:1: category is 'Duration'; expected"):
+        files.read_references(path)
 
 
 def test_empty_file_and_wrong_encoding(tmp_path):
     empty = tmp_path / "empty.tsv"
     empty.write_text("")
-    with pytest.raises(ValueError, match="the file is empty"):
-        loader.read_tsv(empty)
+    with pytest.raises(ValueError, match=r"empty.tsv:1: the file is empty"):
+        files.read_references(empty)
     latin1 = tmp_path / "latin1.tsv"
     latin1.write_bytes("s\tq\ta\tyes\tFrequency\nCaf\xe9\tq\ta\tno\tFrequency\n".encode("latin-1"))
-    with pytest.raises(ValueError, match="line 2 is not valid UTF-8"):
-        loader.read_tsv(latin1)
+    with pytest.raises(ValueError, match=r"latin1.tsv:2: byte 0xe9 at column 4 is not UTF-8"):
+        files.read_references(latin1)
 
 
 # --- the evaluate module ---------------------------------------------------------------------
 
 
 def _example_columns():
-    rows = loader.read_tsv(EXAMPLE_TSV)
+    rows = files.read_references(EXAMPLE_TSV)
     return {
-        "predictions": loader.read_predictions(EXAMPLE_PREDICTIONS),
+        "predictions": files.read_predictions(EXAMPLE_PREDICTIONS),
         "references": [r["label"] for r in rows],
         "sentence": [r["sentence"] for r in rows],
         "question": [r["question"] for r in rows],
@@ -206,7 +206,7 @@ def test_module_equals_pure_function_and_batches_equal_one_compute(mctaco):
     batched = mctaco.compute()
     for name in ("em", "f1", "n_questions", "extension_per_category"):
         assert once[name] == batched[name] == expected[name]
-    assert once["signature"] == "mctaco|version:1.0.0|key:sentence+question|labels:normalized"
+    assert once["signature"] == "mctaco|version:1.0.0|benchscore:0.1.0|key:sentence+question|labels:normalized"
 
 
 def test_module_add_one_row_at_a_time(mctaco):
@@ -217,13 +217,13 @@ def test_module_add_one_row_at_a_time(mctaco):
 
 
 def test_module_errors_are_clear(mctaco):
-    with pytest.raises(ValueError, match=r"row 1: prediction is 'maybe'"):
+    with pytest.raises(ValueError, match=r"example 1: prediction is 'maybe'"):
         mctaco.compute(predictions=["yes", "maybe"], references=["yes", "no"], question_id=["a", "a"])
-    with pytest.raises(ValueError, match="give every row a question_id, or every row a sentence and a question"):
+    with pytest.raises(ValueError, match="example 0: no question_id, and no sentence and question"):
         mctaco.compute(predictions=["yes"], references=["yes"])
-    with pytest.raises(ValueError, match=r"row 0 of this batch: label is 7"):
+    with pytest.raises(ValueError, match=r"example 0: prediction is 7"):
         mctaco.compute(predictions=[7], references=[1], question_id=["a"])
-    with pytest.raises(ValueError, match="row 1: category is missing"):
+    with pytest.raises(ValueError, match="example 1: category is missing"):
         mctaco.compute(predictions=[1, 1], references=[1, 1], question_id=["a", "b"], category=["Frequency", None])
 
 
@@ -235,12 +235,13 @@ def test_loader_features_and_rows():
     assert dataset.features["category"].names == [
         "Event Duration", "Event Ordering", "Frequency", "Typical Time", "Stationarity",
     ]  # fmt: skip
-    rows = loader.read_tsv(EXAMPLE_TSV)
+    rows = files.read_references(EXAMPLE_TSV)
     assert len(dataset) == len(rows)
     assert dataset[4]["answer"] == rows[4]["answer"] and dataset[4]["label"] == 1
     assert dataset["question_id"][:5] == ["validation-0000"] * 4 + ["validation-0001"]
 
 
+@pytest.mark.parity
 def test_loader_on_real_data_matches_official_question_count():
     folder = shared_path("data", "mctaco")
     data = loader.load_mctaco(validation=folder / "dev_3783.tsv", test=folder / "test_9442.tsv")
@@ -271,8 +272,8 @@ def test_cli_reports_bad_lines_without_traceback(tmp_path, capsys):
     short = tmp_path / "short.txt"
     short.write_text("yes\nno\n")
     assert cli.main(["mctaco", "--gold", str(EXAMPLE_TSV), "--predictions", str(short)]) == 2
-    assert "has 2 labels but" in capsys.readouterr().err
+    assert "short.txt:3: the file ends after 2 labels; expected one label per line of" in capsys.readouterr().err
     wrong = tmp_path / "wrong.txt"
     wrong.write_text(EXAMPLE_PREDICTIONS.read_text().replace("no", "nope", 1))
     assert cli.main(["mctaco", "--gold", str(EXAMPLE_TSV), "--predictions", str(wrong)]) == 2
-    assert "line 2: the label is 'nope'" in capsys.readouterr().err
+    assert "wrong.txt:2: the label is 'nope'" in capsys.readouterr().err

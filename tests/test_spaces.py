@@ -11,7 +11,7 @@ import pytest
 
 import browser
 
-from benchscore.mctaco import loader as mctaco_loader
+from benchscore.mctaco import files as mctaco_files
 from benchscore.mctaco import scoring as mctaco_scoring
 from benchscore.tempbench_trp import scoring as tempbench_scoring
 from benchscore.tsver import cli as tsver_cli
@@ -37,13 +37,7 @@ def wait_for_chart(page):
 
 
 def test_mctaco_space(driver, tmp_path):
-    rows = mctaco_loader.read_tsv(MCTACO_EXAMPLES / "example.tsv")
-    stats = mctaco_scoring.question_stats(
-        mctaco_loader.read_predictions(MCTACO_EXAMPLES / "example_predictions.txt"),
-        [row["label"] for row in rows],
-        [mctaco_scoring.question_key(row["sentence"], row["question"]) for row in rows],
-        [row["category"] for row in rows],
-    )
+    stats = mctaco_files.file_stats(MCTACO_EXAMPLES / "example.tsv", MCTACO_EXAMPLES / "example_predictions.txt")
     slices = {"all questions": mctaco_scoring.aggregate(stats), **mctaco_scoring.per_category(stats)}
     expected = [[name, str(cell["n_questions"]), repr(cell["em"]), repr(cell["f1"])] for name, cell in slices.items()]
     malformed = tmp_path / "malformed.tsv"
@@ -65,7 +59,7 @@ def test_mctaco_space(driver, tmp_path):
         page.upload("predictions-file", MCTACO_EXAMPLES / "example_predictions.txt")
         page.click_text("Score files")
         message = page.error_text()
-        assert "malformed.tsv: line 2 has 3 tab-separated fields; expected 5" in message
+        assert "malformed.tsv:2: found 3 tab-separated fields; expected 5" in message
         assert "Traceback" not in message and str(tmp_path) not in message
         page.screenshot("space-mctaco-error.png")
 

@@ -100,10 +100,11 @@ def test_mctaco_table(apps):
     rows = app.TABLE_EXAMPLE
     questions, gold, predictions, categories = ([row[i] for row in rows] for i in (0, 2, 3, 4))
     expected = mctaco_scoring.score(predictions, gold, questions, categories)
-    table, _, signature = app.score_table(frame(app))
+    table, _, signature, notes = app.score_table(frame(app))
     assert table.values.tolist()[0] == ["all questions", 2, repr(expected["em"]), repr(expected["f1"])]
     assert table["slice"].tolist()[1:] == list(expected["extension_per_category"])
-    assert signature == "mctaco|version:1.0.0|key:question_id|labels:normalized"
+    assert signature == "mctaco|version:1.0.0|benchscore:0.1.0|key:question_id|labels:normalized"
+    assert notes == "No warnings."
     no_categories = frame(app).assign(category="")
     assert app.score_table(no_categories)[0]["slice"].tolist() == ["all questions"]
     with shows_error(r"^table row 2: category is empty; give a category in every row or none"):

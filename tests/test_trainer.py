@@ -79,7 +79,7 @@ def test_mctaco_whole_set_and_batches_equal_the_pure_function(batch_size):
     batched = run_batches(mctaco_trainer.compute_metrics_for(rows), logits, label_ids, batch_size)
     assert whole == batched
     assert (whole["em"], whole["f1"], whole["n_questions"]) == (expected["em"], expected["f1"], expected["n_questions"])
-    assert whole["signature"] == "mctaco|version:1.0.0|key:question_id|labels:normalized"
+    assert whole["signature"] == "mctaco|version:1.0.0|benchscore:0.1.0|key:question_id|labels:normalized"
 
 
 def test_lists_of_batches_are_concatenated():
@@ -120,7 +120,7 @@ def test_mctaco_compute_kwargs_reach_the_module_both_ways():
     whole = mctaco_trainer.compute_metrics_for(rows, compute_kwargs=kwargs)(EvalPred(logits, label_ids))
     batched = run_batches(mctaco_trainer.compute_metrics_for(rows, compute_kwargs=kwargs), logits, label_ids, 4)
     assert whole == batched
-    assert whole["signature"] != "mctaco|version:1.0.0|key:question_id|labels:normalized"  # the option is named
+    assert whole["signature"] != "mctaco|version:1.0.0|benchscore:0.1.0|key:question_id|labels:normalized"  # named
 
 
 def test_mctaco_misaligned_or_malformed_predictions_are_clear_errors():
@@ -433,7 +433,7 @@ def test_mctaco_real_trainer_evaluate_both_ways(hf, tmp_path):
         assert metrics["eval_em"] == expected["em"]
         assert metrics["eval_f1"] == expected["f1"]
         assert metrics["eval_n_questions"] == expected["n_questions"] == 10
-        assert metrics["eval_signature"] == "mctaco|version:1.0.0|key:question_id|labels:normalized"
+        assert metrics["eval_signature"] == "mctaco|version:1.0.0|benchscore:0.1.0|key:question_id|labels:normalized"
         assert "eval_loss" in metrics
     assert batched["eval_extension_per_category/Event Duration/n_questions"] >= 1
 

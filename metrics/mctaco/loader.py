@@ -1,9 +1,9 @@
-"""MC-TACO raw files -> plain rows or a `datasets.DatasetDict`.
+"""MC-TACO raw files -> a `datasets.Dataset`/`DatasetDict` with the Hub dataset's features.
 
 `datasets` >= 4 no longer runs the Hub's loading script (`CogComp/mc_taco`), so this builds the
-same features from the official TSVs (row i = line i), plus `question_id`, the question key that
-groups candidates the way the official evaluator does (one id per distinct sentence + question,
-numbered in first-appearance order).
+same features from the official TSVs, read by `files.read_references` (row i = line i + 1), plus
+`question_id`, the question key that groups candidates the way the official evaluator does (one id
+per distinct sentence + question, numbered in first-appearance order).
 
     >>> from benchscore.mctaco.loader import load_mctaco
     >>> ds = load_mctaco(validation="dev_3783.tsv", test="test_9442.tsv")   # doctest: +SKIP
@@ -11,78 +11,35 @@ numbered in first-appearance order).
 
 import datasets
 
-from .scoring import CATEGORIES
-from .scoring import LABELS
-
-FIELDS = ("sentence", "question", "answer", "label", "category")
+from benchscore.mctaco import files
+from benchscore.mctaco import scoring
 
 FEATURES = datasets.Features(
     {
         "sentence": datasets.Value("string"),
         "question": datasets.Value("string"),
         "answer": datasets.Value("string"),
-        "label": datasets.ClassLabel(names=list(LABELS)),
-        "category": datasets.ClassLabel(names=list(CATEGORIES)),
+        "label": datasets.ClassLabel(names=list(scoring.LABELS)),
+        "category": datasets.ClassLabel(names=list(scoring.CATEGORIES)),
         "question_id": datasets.Value("string"),
     }
 )
 
 
-def read_lines(path, what):
-    """The lines of a UTF-8 text file (one trailing newline allowed), with clear errors."""
-    with open(path, "rb") as f:
-        data = f.read()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line = data[: err.start].count(b"\n") + 1
-        raise ValueError(f"{path}: line {line} is not valid UTF-8 (byte {err.start}); {what} must be UTF-8") from None
-    if not text.strip():
-        raise ValueError(f"{path}: the file is empty; expected {what}")
-    return text.split("\n")[:-1] if text.endswith("\n") else text.split("\n")
-
-
-def read_tsv(path):
-    """Rows of an official MC-TACO TSV as dicts with string fields, validated line by line."""
-    rows = []
-    for number, line in enumerate(read_lines(path, "MC-TACO TSV lines"), start=1):
-        fields = line.rstrip("\r").split("\t")
-        if len(fields) != len(FIELDS):
-            raise ValueError(
-                f"{path}: line {number} has {len(fields)} tab-separated fields; expected {len(FIELDS)}: "
-                + " \\t ".join(FIELDS)
-            )
-        row = dict(zip(FIELDS, fields))
-        if row["label"] not in LABELS:
-            raise ValueError(f"{path}: line {number}: label is {row['label']!r}; expected 'yes' or 'no'")
-        if row["category"] not in CATEGORIES:
-            raise ValueError(f"{path}: line {number}: category is {row['category']!r}; expected one of {CATEGORIES}")
-        rows.append(row)
-    return rows
-
-
-def read_predictions(path):
-    """One label per line (the official prediction file format), white space stripped."""
-    return [line.strip() for line in read_lines(path, "one 'yes'/'no' label per line")]
-
-
 def _columns(rows, split):
+    """Column lists of checked rows; labels and categories as the ClassLabel ids."""
     question_ids = {}
-    columns = {name: [] for name in FEATURES}
     for row in rows:
-        key = row["sentence"] + " " + row["question"]
-        question_ids.setdefault(key, f"{split}-{len(question_ids):04d}")
-        for name in FIELDS:
-            columns[name].append(row[name])
-        columns["question_id"].append(question_ids[key])
-    columns["label"] = [LABELS.index(label) for label in columns["label"]]
-    columns["category"] = [CATEGORIES.index(category) for category in columns["category"]]
-    return columns
+        key = scoring.question_key(row["sentence"], row["question"])
+        row["question_id"] = question_ids.setdefault(key, f"{split}-{len(question_ids):04d}")
+        row["label"] = scoring.LABELS.index(row["label"])
+        row["category"] = scoring.CATEGORIES.index(row["category"])
+    return {name: [row[name] for row in rows] for name in FEATURES}
 
 
 def load_split(path, split="validation"):
     """One TSV as a `datasets.Dataset` with the Hub dataset's features plus `question_id`."""
-    return datasets.Dataset.from_dict(_columns(read_tsv(path), split), features=FEATURES, split=split)
+    return datasets.Dataset.from_dict(_columns(files.read_references(path), split), features=FEATURES, split=split)
 
 
 def load_mctaco(validation=None, test=None):

@@ -1,18 +1,17 @@
 """MC-TACO: question-level exact match and F1 for temporal commonsense (the official evaluator's numbers)."""
 
+import functools
+
 import datasets
 import evaluate
 
-from benchscore.core.resampling import DEFAULT_RESAMPLES
-from benchscore.core.resampling import DEFAULT_SEED
-from .scoring import CATEGORIES
-from .scoring import aggregate
-from .scoring import per_category
-from .scoring import question_key
-from .scoring import question_stats
-from .scoring import signature
-from .scoring import to_yes
-from .significance import add_confidence
+from benchscore.core import metric
+from benchscore.core import resampling
+from benchscore.core.readers import at_example
+from benchscore.mctaco import scoring
+from benchscore.mctaco import significance
+
+metric.check_version("0.1.0", "mctaco")
 
 _CITATION = """\
 @inproceedings{ZKNR19,
@@ -39,9 +38,9 @@ Computes MC-TACO's question-level EM and F1 from per-candidate labels.
 Args:
     predictions: one label per candidate: "yes"/"no" (any case), 1/0 or True/False.
     references: the gold label per candidate, in the same forms (the loader's ClassLabel ids work).
-    question_id: the question each candidate belongs to (any non-empty string or int). Either this,
-        or `sentence` and `question` (the official key is sentence + " " + question). Optional when
-        sentence and question are given; None or "" means not given.
+    question_id: the question each candidate belongs to (any non-empty string or int). Either this
+        for every candidate, or `sentence` and `question` for every candidate (the official key is
+        sentence + " " + question); None or "" means not given.
     sentence: the context sentence per candidate (optional when question_id is given).
     question: the question text per candidate (optional when question_id is given).
     category: optional temporal category per candidate (a name, or the loader's ClassLabel id);
@@ -57,8 +56,11 @@ Returns:
     extension_per_category: (extension, only with `category`) {category: {em, f1, n_questions}}.
     extension_confidence_intervals: (extension, only with `confidence`) {"em": {"low", "high"}, "f1": ...};
         with `category`, each category's entry gets "confidence_intervals" too.
-    signature: the module version and the options that fix these numbers (with `confidence`, also
-        `bootstrap:<n_resamples>|seed:<seed>|confidence:<level>`).
+    signature: the scoring and package versions and the options that fix these numbers (with
+        `confidence`, also `bootstrap:<n_resamples>|seed:<seed>|confidence:<level>`).
+Raises:
+    ValueError (TypeError for a non-list column) naming `example N`, the candidate's 0-based index
+    across all `add`/`add_batch` calls, for a label, key or category that is not one of the above.
 Examples:
     >>> mctaco = evaluate.load("mctaco")
     >>> results = mctaco.compute(
@@ -69,7 +71,7 @@ Examples:
     >>> print(round(results["em"], 4), round(results["f1"], 4), results["n_questions"])
     0.5 0.8333 2
     >>> results["signature"]
-    'mctaco|version:1.0.0|key:question_id|labels:normalized'
+    'mctaco|version:1.0.0|benchscore:0.1.0|key:question_id|labels:normalized'
 
     A question with no gold "yes" and no predicted "yes" scores F1 = 1.0 (the official rule):
 
@@ -102,32 +104,50 @@ Examples:
     >>> print(round(results["em"], 4), round(interval["low"], 4), round(interval["high"], 4))
     0.3333 0.0 0.675
     >>> results["signature"]
-    'mctaco|version:1.0.0|key:question_id|labels:normalized|bootstrap:200|seed:7|confidence:0.95'
+    'mctaco|version:1.0.0|benchscore:0.1.0|key:question_id|labels:normalized|bootstrap:200|seed:7|confidence:0.95'
 """
 
-# Keys a user may leave out (the question key has two forms; the category is optional).
-OPTIONAL_INPUTS = ("sentence", "question", "question_id", "category")
 
 
-def _to_string_label(value, position):
-    """Labels reach Arrow as strings: ints and booleans become "yes"/"no" here, strings pass as they are."""
-    if isinstance(value, str):
-        return value  # validated, with its global row number, in _compute
-    return "yes" if to_yes(value, f"row {position} of this batch", "label") else "no"
-
-
-def _to_category_name(value, position):
+def _text(value, index, field, numbers=False):
+    """A string column's value: "" for None (Arrow's first-example check refuses None), else the string."""
     if value is None or isinstance(value, str):
-        return value
-    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(CATEGORIES):
-        return CATEGORIES[value]  # the loader's ClassLabel id
-    raise ValueError(
-        f"row {position} of this batch: category is {value!r}; expected a name from {CATEGORIES} or its id 0-4"
-    )
+        return value or ""
+    if numbers and isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    expected = "a string or an integer" if numbers else "a string"
+    raise at_example(index, f"{field} is {value!r} ({type(value).__name__}); expected {expected} or None")
+
+
+def _category(value, index):
+    """A category name, or "" when not given; the loader's ClassLabel ids become names."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        if 0 <= value < len(scoring.CATEGORIES):
+            return scoring.CATEGORIES[value]
+        raise at_example(index, f"category is {value!r}; expected a name from {scoring.CATEGORIES} or its id 0-4")
+    return _text(value, index, "category")
+
+
+# feature -> check(value, index) of one example
+CHECKS = {
+    "predictions": functools.partial(scoring.to_yes, field="prediction"),
+    "references": functools.partial(scoring.to_yes, field="reference"),
+    "question_id": functools.partial(_text, field="question_id", numbers=True),
+    "sentence": functools.partial(_text, field="sentence"),
+    "question": functools.partial(_text, field="question"),
+    "category": _category,
+}
+
+
+def _first_missing(column, what):
+    """An error naming the first example without a value in `column`."""
+    return at_example(column.index(""), f"{what} is missing; give it for every example or for none")
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Mctaco(evaluate.Metric):
+class Mctaco(metric.BenchscoreMetric):
+    OPTIONAL_INPUTS = ("sentence", "question", "question_id", "category")
+
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
@@ -135,8 +155,8 @@ class Mctaco(evaluate.Metric):
             inputs_description=_KWARGS_DESCRIPTION,
             features=datasets.Features(
                 {
-                    "predictions": datasets.Value("string"),
-                    "references": datasets.Value("string"),
+                    "predictions": datasets.Value("bool"),
+                    "references": datasets.Value("bool"),
                     "question_id": datasets.Value("string"),
                     "sentence": datasets.Value("string"),
                     "question": datasets.Value("string"),
@@ -146,59 +166,32 @@ class Mctaco(evaluate.Metric):
             reference_urls=["https://github.com/CogComp/MCTACO", "https://arxiv.org/abs/1909.03065"],
         )
 
-    # evaluate requires every feature in every call; these three fill the optional ones with None and
-    # turn ints/booleans into the declared strings, so users can pass what they have.
-    def compute(self, *, predictions=None, references=None, **kwargs):
-        """Scores what was added (and `predictions`/`references` with their features, if given)."""
-        # (evaluate appends the inputs description to this docstring, so it must exist.)
-        if predictions is not None:
-            for name in OPTIONAL_INPUTS:
-                kwargs.setdefault(name, [None] * len(predictions))
-        return super().compute(predictions=predictions, references=references, **kwargs)
-
-    def add_batch(self, *, predictions=None, references=None, **kwargs):
-        """Adds a batch of candidate rows; optional features may be left out."""
-        n = len(predictions)
-        for name in OPTIONAL_INPUTS:
-            if kwargs.get(name) is None:
-                kwargs[name] = [None] * n
-        # evaluate refuses None in a string column, so "not given" travels as "".
-        kwargs["question_id"] = ["" if value is None else str(value) for value in kwargs["question_id"]]
-        kwargs["category"] = [_to_category_name(value, i) or "" for i, value in enumerate(kwargs["category"])]
-        for name in ("sentence", "question"):
-            kwargs[name] = ["" if value is None else value for value in kwargs[name]]
-        return super().add_batch(
-            predictions=[_to_string_label(value, i) for i, value in enumerate(predictions)],
-            references=[_to_string_label(value, i) for i, value in enumerate(references)],
-            **kwargs,
-        )
-
-    def add(self, *, prediction=None, reference=None, **kwargs):
-        """Adds one candidate row; optional features may be left out."""
-        batch = {name: [value] for name, value in kwargs.items()}
-        self.add_batch(predictions=[prediction], references=[reference], **batch)
+    def _prepare(self, batch, start):
+        """Every example checked once: labels as booleans, a question key, a category name ("" = not given)."""
+        index = range(start, start + len(batch["predictions"]))
+        prepared = {name: [check(value, i) for i, value in zip(index, batch[name])] for name, check in CHECKS.items()}
+        for i, qid, sentence, question in zip(index, prepared["question_id"], prepared["sentence"],
+                                              prepared["question"]):
+            if not qid and not (sentence and question):
+                raise at_example(i, "no question_id, and no sentence and question; expected a question_id, "
+                                    "or a sentence and a question")
+        return prepared
 
     def _compute(self, predictions, references, question_id, sentence, question, category, confidence=None,
-                 n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED):
-        # "" marks an optional feature that was not given (see add_batch).
+                 n_resamples=resampling.DEFAULT_RESAMPLES, seed=resampling.DEFAULT_SEED):
+        # Every example was checked by _prepare; only what spans examples is checked here.
         if all(question_id):
             keys, key_source = question_id, "question_id"
+        elif any(question_id):
+            raise _first_missing(question_id, "question_id")
         else:
-            for row, (qid, sent, text) in enumerate(zip(question_id, sentence, question)):
-                if qid or not sent or not text:
-                    raise ValueError(
-                        f"row {row}: give every row a question_id, or every row a sentence and a question; "
-                        f"found question_id={qid!r}, sentence={sent!r}, question={text!r}"
-                    )
-            keys, key_source = [question_key(s, q) for s, q in zip(sentence, question)], "sentence+question"
+            keys, key_source = [scoring.question_key(s, q) for s, q in zip(sentence, question)], "sentence+question"
         if any(category) and not all(category):
-            raise ValueError(f"row {category.index('')}: category is missing; give a category for every row or none")
-        categories = category if all(category) else None
-        stats = question_stats(predictions, references, keys, categories)
-        result = aggregate(stats)
-        if categories:
-            result["extension_per_category"] = per_category(stats)
-        result["signature"] = signature(key_source)
+            raise _first_missing(category, "category")
+        categories = category if any(category) else None
+        scoring.check_categories(keys, categories)
+        stats = scoring.item_stats(predictions, references, keys, categories, check_input=False)
+        result = scoring.result(stats, key_source)
         if confidence is not None:
-            add_confidence(result, stats, n_resamples, seed, level=confidence)
+            significance.add_confidence(result, stats, n_resamples, seed, level=confidence)
         return result

@@ -3,7 +3,8 @@
 Zhou et al., EMNLP 2019. The unit is the *question*: the distinct string ``sentence + " " + question``,
 grouped in first-appearance order (candidates of one question need not be consecutive). Two steps:
 
-1. `question_stats` reduces the candidate rows to one `QuestionStats` per question (counts only);
+1. `item_stats` checks the candidate rows, then reduces them to one `ItemStats` per question
+   (counts only);
 2. `aggregate` turns any list of those into the corpus numbers, so slices, batching and resampling
    never re-score candidates.
 
@@ -20,21 +21,26 @@ so a question with no gold "yes" and no predicted "yes" has F1 = 1.0. "Strict Ac
 divided by the count, which is what reproduces the official floats to the last digit.
 
 Where we differ from the official tool (its labels are exact, case-sensitive strings and it
-ignores surplus prediction lines), inputs are validated instead: labels may be "yes"/"no" in any
-case, 1/0 or booleans; anything else, or a length mismatch, is a `ValueError` naming the row.
+ignores surplus prediction lines), inputs are checked instead: labels may be "yes"/"no" in any
+case, 1/0 or booleans; anything else, or a length mismatch, is an `InputError` naming `example N`
+(the 0-based candidate row).
 """
 
 from dataclasses import dataclass
 
-METRIC_VERSION = "1.0.0"
+import benchscore
+from benchscore.core.readers import at_example
 
-# The order of the Hub dataset's ClassLabel (CogComp/mc_taco), so category ids match it.
+VERSION = "1.0.0"
+
+# The orders of the Hub dataset's ClassLabels (CogComp/mc_taco), so ids match it.
 CATEGORIES = ("Event Duration", "Event Ordering", "Frequency", "Typical Time", "Stationarity")
-LABELS = ("no", "yes")  # ClassLabel order of the Hub dataset: 0 = no, 1 = yes
+LABELS = ("no", "yes")  # 0 = no, 1 = yes
+LABEL_EXPECTED = "expected 'yes' or 'no' (any case), 1 or 0, True or False"
 
 
 @dataclass(frozen=True)
-class QuestionStats:
+class ItemStats:
     """Everything the corpus numbers need from one question."""
 
     key: str
@@ -57,55 +63,80 @@ class QuestionStats:
         return 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
 
 
-def to_yes(value, where, field):
-    """True for a "yes" label, False for "no"; `where` and `field` name the input in errors.
-
-    Accepted: "yes"/"no" in any case (surrounding white space ignored), 1/0, True/False.
-    """
+def parse_label(value):
+    """True for a "yes" label, False for "no", None for anything else (see `LABEL_EXPECTED`)."""
     if isinstance(value, str):
         label = value.strip().lower()
-        if label in ("yes", "no"):
-            return label == "yes"
-    elif value in (0, 1) and not isinstance(value, float):  # bools and ints (numpy ints too)
+        return label == "yes" if label in LABELS else None
+    if value in (0, 1) and not isinstance(value, float):  # bools and ints (numpy ints too)
         return bool(value)
-    raise ValueError(f"{where}: {field} is {value!r}; expected 'yes' or 'no' (any case), 1 or 0, True or False")
+    return None
 
 
-def question_stats(predictions, references, question_keys, categories=None):
-    """Per-question statistics from aligned candidate rows.
+def to_yes(value, index, field):
+    """`parse_label`, or an `InputError` naming `example index` and `field`."""
+    yes = parse_label(value)
+    if yes is None:
+        raise at_example(index, f"{field} is {value!r}; {LABEL_EXPECTED}")
+    return yes
 
-    Args:
-        predictions, references: one label per candidate row (see `to_yes`).
-        question_keys: one key per row; rows with equal keys are one question. The official key is
-            ``sentence + " " + question`` (see `question_key`).
-        categories: optional, one category name per row (constant within a question).
 
-    Returns:
-        a list of `QuestionStats` in first-appearance order of the keys.
-    """
+def check_inputs(predictions, references, question_keys, categories=None):
+    """The rows checked (lengths, labels, keys, one category per question); labels as booleans."""
     n_rows = len(references)
     for name, column in (("predictions", predictions), ("question keys", question_keys), ("categories", categories)):
         if column is not None and len(column) != n_rows:
             raise ValueError(f"{n_rows} references but {len(column)} {name}; expected one per candidate row")
+    predicted = [to_yes(value, i, "prediction") for i, value in enumerate(predictions)]
+    gold = [to_yes(value, i, "reference") for i, value in enumerate(references)]
+    for i, key in enumerate(question_keys):
+        if not isinstance(key, (str, int)) or isinstance(key, bool):
+            raise at_example(i, f"question key is {key!r}; expected a string or an integer")
+    check_categories(question_keys, categories)
+    return predicted, gold, question_keys, categories
+
+
+def check_categories(question_keys, categories):
+    """Every question has one category (or `categories` is None)."""
+    if categories is None:
+        return
+    first = {}  # key -> the category of its first row
+    for i, (key, category) in enumerate(zip(question_keys, categories)):
+        if first.setdefault(key, category) != category:
+            raise at_example(i, f"category {category!r} differs from {first[key]!r} given earlier for the same "
+                                f"question {key!r}; expected one category per question")
+
+
+def item_stats(predictions, references, question_keys, categories=None, check_input=True):
+    """Per-question statistics from aligned candidate rows.
+
+    Args:
+        predictions, references: one label per candidate row (see `parse_label`).
+        question_keys: one key per row; rows with equal keys are one question. The official key is
+            ``sentence + " " + question`` (see `question_key`).
+        categories: optional, one category name per row (constant within a question).
+        check_input: False skips the checks for rows already checked (labels as booleans), as
+            scikit-learn's `check_input`: the evaluate module checks every example as it is added.
+
+    Returns:
+        a list of `ItemStats` in first-appearance order of the keys.
+    """
+    if check_input:
+        predictions, references, question_keys, categories = check_inputs(
+            predictions, references, question_keys, categories)
+    if categories is None:
+        categories = [None] * len(question_keys)
     counts = {}  # key -> [category, n_candidates, n_correct, tp, n_pred_yes, n_gold_yes]; dicts keep insertion order
-    for row in range(n_rows):
-        predicted = to_yes(predictions[row], f"row {row}", "prediction")
-        gold = to_yes(references[row], f"row {row}", "reference")
-        category = None if categories is None else categories[row]
-        entry = counts.get(question_keys[row])
+    for predicted, gold, key, category in zip(predictions, references, question_keys, categories):
+        entry = counts.get(key)
         if entry is None:
-            entry = counts[question_keys[row]] = [category, 0, 0, 0, 0, 0]
-        elif entry[0] != category:
-            raise ValueError(
-                f"row {row}: category {category!r} differs from {entry[0]!r} given earlier for the same question "
-                f"{question_keys[row]!r}; a question has one category"
-            )
+            entry = counts[key] = [category, 0, 0, 0, 0, 0]
         entry[1] += 1
         entry[2] += predicted == gold
         entry[3] += predicted and gold
         entry[4] += predicted
         entry[5] += gold
-    return [QuestionStats(key, *entry) for key, entry in counts.items()]
+    return [ItemStats(key, *entry) for key, entry in counts.items()]
 
 
 def aggregate(stats):
@@ -122,16 +153,19 @@ def aggregate(stats):
     }
 
 
+def by_category(stats):
+    """The questions of each category, in `CATEGORIES` order (other names after, sorted)."""
+    groups = {}
+    for question in stats:
+        groups.setdefault(question.category, []).append(question)
+    order = {name: i for i, name in enumerate(CATEGORIES)}
+    return {category: groups[category]
+            for category in sorted(groups, key=lambda c: (order.get(c, len(order)), str(c)))}
+
+
 def per_category(stats):
     """Extension (not in the official tool): `aggregate` within each category, in `CATEGORIES` order."""
-    by_category = {}
-    for question in stats:
-        by_category.setdefault(question.category, []).append(question)
-    order = {name: i for i, name in enumerate(CATEGORIES)}
-    return {
-        category: aggregate(by_category[category])
-        for category in sorted(by_category, key=lambda c: (order.get(c, len(order)), str(c)))
-    }
+    return {category: aggregate(questions) for category, questions in by_category(stats).items()}
 
 
 def question_key(sentence, question):
@@ -139,17 +173,23 @@ def question_key(sentence, question):
     return sentence + " " + question
 
 
-def score(predictions, references, question_keys, categories=None):
-    """One call: EM and F1 (official), plus the per-category breakdown when categories are given."""
-    stats = question_stats(predictions, references, question_keys, categories)
-    result = aggregate(stats)
-    if categories is not None:
-        result["extension_per_category"] = per_category(stats)
-    return result
+def result(stats, key_source, **options):
+    """The result dict of `stats`: `aggregate`, the per-category extension (when categories are given), signature."""
+    numbers = aggregate(stats)
+    if stats[0].category is not None:
+        numbers["extension_per_category"] = per_category(stats)
+    numbers["signature"] = signature(key_source, **options)
+    return numbers
+
+
+def score(predictions, references, question_keys, categories=None, key_source="question_id"):
+    """One call: EM and F1 (official), the per-category breakdown when categories are given, the signature."""
+    return result(item_stats(predictions, references, question_keys, categories), key_source)
 
 
 def signature(key_source, **options):
     """A sacrebleu-style string naming everything that fixes the numbers."""
-    parts = ["mctaco", f"version:{METRIC_VERSION}", f"key:{key_source}", "labels:normalized"]
+    parts = ["mctaco", f"version:{VERSION}", f"benchscore:{benchscore.__version__}", f"key:{key_source}",
+             "labels:normalized"]
     parts += [f"{name}:{value}" for name, value in sorted(options.items())]
     return "|".join(parts)

@@ -2,48 +2,39 @@
 
 The unit is the question (as in the official EM and F1), so a resample draws questions, never
 candidate rows. Each question is a row (exact match, F1, 1) of per-question statistics from
-`scoring.question_stats`; EM and F1 are column sums over the count:
+`scoring.item_stats`; EM and F1 are column sums over the count:
 
     em = sum(exact) / n        f1 = sum(F1_q) / n
 
 The point estimates are always the parity numbers of `scoring.aggregate`; only the interval and
-the p-values come from resampling (`resampling.py`, the same file in every metric folder).
+the p-values come from resampling (`benchscore.core.resampling`).
 
-    stats = question_stats(predictions, references, question_keys)
+    stats = item_stats(predictions, references, question_keys)
     confidence_intervals(stats)                  # {"em": {"estimate", "low", "high"}, "f1": {...}}
     paired_test(stats_bert, stats_roberta)       # difference, interval, p-values per number
 """
 
+from benchscore.core import resampling
 from benchscore.core.resampling import DEFAULT_LEVEL
 from benchscore.core.resampling import DEFAULT_RESAMPLES
 from benchscore.core.resampling import DEFAULT_SEED
-from benchscore.core.compare import add_compare_options
-from benchscore.core.resampling import as_values
-from benchscore.core.resampling import bounds
-from benchscore.core.resampling import check_options
-from benchscore.core.resampling import intervals
-from benchscore.core.resampling import paired
-from benchscore.core.compare import report_comparison
-from benchscore.core.resampling import signature_part
-from .scoring import aggregate
-from .scoring import per_category
-from .scoring import signature
+from benchscore.mctaco import scoring
 
 HEADLINE = ("em", "f1")
 
 
-def question_values(stats):
+def item_values(stats):
     """One row (exact match, F1, 1) per question."""
-    return as_values([(q.exact_match, q.f1, 1.0) for q in stats], 3)
+    return resampling.as_values([(q.exact_match, q.f1, 1.0) for q in stats], 3)
 
 
 def statistic(sums):
-    """EM and F1 from column sums of `question_values` (one row of sums per sample)."""
+    """EM and F1 from column sums of `item_values` (one row of sums per sample)."""
     return {"em": sums[:, 0] / sums[:, 2], "f1": sums[:, 1] / sums[:, 2]}
 
 
 def _estimates(stats):
-    result = aggregate(stats)
+    result = scoring.aggregate(stats)
     return {name: result[name] for name in HEADLINE}
 
 
@@ -53,18 +44,14 @@ def confidence_intervals(stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED
     `estimate` is exactly `aggregate(stats)`'s number. For a slice, pass that slice's stats: its
     questions are resampled within it.
     """
-    check_options(n_resamples, seed, level)
-    return intervals(question_values(stats), statistic, _estimates(stats), n_resamples, seed, level)
+    resampling.check_options(n_resamples, seed, level)
+    return resampling.intervals(item_values(stats), statistic, _estimates(stats), n_resamples, seed, level)
 
 
 def per_category_intervals(stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
     """Extension: `confidence_intervals` within each category (questions resampled within it)."""
-    check_options(n_resamples, seed, level)
-    by_category = {}
-    for question in stats:
-        by_category.setdefault(question.category, []).append(question)
-    return {category: confidence_intervals(by_category[category], n_resamples, seed, level)
-            for category in per_category(stats)}  # per_category's order
+    return {category: confidence_intervals(questions, n_resamples, seed, level)
+            for category, questions in scoring.by_category(stats).items()}
 
 
 def check_same_questions(stats_a, stats_b):
@@ -87,10 +74,10 @@ def paired_test(stats_a, stats_b, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SE
     Returns {"em": {"a", "b", "difference", "low", "high", "p_bootstrap", "p_randomization"}, "f1": ...};
     difference = b - a, (low, high) its interval at `level`, p-values two-sided.
     """
-    check_options(n_resamples, seed, level)
+    resampling.check_options(n_resamples, seed, level)
     check_same_questions(stats_a, stats_b)
-    return paired(question_values(stats_a), question_values(stats_b), statistic, _estimates(stats_a),
-                  _estimates(stats_b), n_resamples, seed, level)
+    return resampling.paired(item_values(stats_a), item_values(stats_b), statistic, _estimates(stats_a),
+                             _estimates(stats_b), n_resamples, seed, level)
 
 
 def add_confidence(result, stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
@@ -100,42 +87,9 @@ def add_confidence(result, stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SE
     "extension_per_category" entry (if any) "confidence_intervals", resampled within the category.
     """
     options = (n_resamples, seed, level)
-    result["extension_confidence_intervals"] = bounds(confidence_intervals(stats, *options))
+    result["extension_confidence_intervals"] = resampling.bounds(confidence_intervals(stats, *options))
     if "extension_per_category" in result:
         for category, per in per_category_intervals(stats, *options).items():
-            result["extension_per_category"][category]["confidence_intervals"] = bounds(per)
-    result["signature"] += "|" + signature_part(*options)
+            result["extension_per_category"][category]["confidence_intervals"] = resampling.bounds(per)
+    result["signature"] += "|" + resampling.signature_part(*options)
     return result
-
-
-# ------------------------------------------------------------------ `benchscore compare mctaco`
-
-
-def add_compare_arguments(parser):
-    parser.add_argument("--gold", required=True, help="the MC-TACO TSV (dev_3783.tsv or test_9442.tsv)")
-    add_compare_options(parser, "one yes/no label per line, aligned with --gold")
-
-
-def read_stats(gold_path, predictions_path):
-    """Per-question stats of a prediction file against a gold TSV (validated as `benchscore mctaco` does)."""
-    # Imported here: the evaluate module ships this file without the loader (it never reads files).
-    from .loader import read_predictions
-    from .loader import read_tsv
-    from .scoring import question_key
-    from .scoring import question_stats
-    from .scoring import to_yes
-
-    rows = read_tsv(gold_path)
-    predictions = read_predictions(predictions_path)
-    if len(predictions) != len(rows):
-        raise ValueError(f"{predictions_path} has {len(predictions)} labels but {gold_path} has {len(rows)} rows; "
-                         "expected one label per gold row, in the same order")
-    for line, label in enumerate(predictions, start=1):
-        to_yes(label, f"{predictions_path}: line {line}", "the label")
-    keys = [question_key(row["sentence"], row["question"]) for row in rows]
-    return question_stats(predictions, [row["label"] for row in rows], keys, [row["category"] for row in rows])
-
-
-def run_compare(args):
-    stats = [read_stats(args.gold, path) for path in args.predictions]
-    return report_comparison(args, stats, confidence_intervals, paired_test, signature("sentence+question"))

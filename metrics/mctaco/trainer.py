@@ -25,7 +25,8 @@ the helper counts rows across calls: after an evaluation that stopped with an er
 one. transformers is not imported here: only `EvalPrediction`'s two fields are read.
 """
 
-from .scoring import LABELS
+from benchscore.mctaco.scoring import LABELS
+from benchscore.mctaco.scoring import parse_label
 from benchscore.core.trainer import ComputeMetricsBase
 from benchscore.core.trainer import flatten_for_logging  # re-exported: part of this module's API
 from benchscore.core.trainer import to_numpy
@@ -49,11 +50,10 @@ def yes_from_logits(logits):
 
 def to_yes_id(value, row):
     """1 for a "yes" gold label, 0 for "no" (the loader's ClassLabel ids, or the strings)."""
-    if isinstance(value, str) and value.strip().lower() in LABELS:
-        return LABELS.index(value.strip().lower())
-    if value in (0, 1) and not isinstance(value, (bool, float)):
-        return int(value)
-    raise ValueError(f"eval dataset row {row}: label is {value!r}; expected 0/1 (no/yes) or 'no'/'yes'")
+    yes = None if isinstance(value, (bool, float)) else parse_label(value)
+    if yes is None:
+        raise ValueError(f"eval dataset row {row}: label is {value!r}; expected 0/1 (no/yes) or 'no'/'yes'")
+    return int(yes)
 
 
 class MctacoComputeMetrics(ComputeMetricsBase):

@@ -1,0 +1,94 @@
+"""MC-TACO's files -> checked rows and per-question statistics: the one read path.
+
+The CLI, `benchscore compare mctaco`, the loader and the Space read files only through here, so a
+bad file gets the same message everywhere: `FILE:LINE: what was found; what was expected`.
+
+    rows = read_references("dev_3783.tsv")          # one dict per line: sentence, question, answer, label, category
+    yes = read_predictions("preds.txt")             # one bool per line ("yes" -> True)
+    stats = file_stats("dev_3783.tsv", "preds.txt")  # [scoring.ItemStats], one per question
+    score_files("dev_3783.tsv", "preds.txt")         # the result dict, as `benchscore mctaco --json` prints it
+
+The gold TSV is read strictly (the official labels "yes"/"no" and the five category names, exactly,
+one category per question); prediction labels are "yes"/"no" in any case, with a warning when one
+is not exactly "yes" or "no" (the official evaluator compares exact strings). A UTF-8 byte-order
+mark and CRLF line ends are read as if absent (`core.readers`): the numbers are the plain file's.
+"""
+
+from benchscore.core.readers import at_line
+from benchscore.core.readers import iter_lines
+from benchscore.core.readers import iter_tsv
+from benchscore.mctaco import scoring
+
+FIELDS = ("sentence", "question", "answer", "label", "category")
+KEY_SOURCE = "sentence+question"  # the question key of rows read from the TSV (named in the signature)
+
+
+def shown(text, limit=40):
+    """`text` for a message: its repr, cut after `limit` characters."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text):,} characters)"
+
+
+def read_references(path):
+    """The rows of an official MC-TACO TSV as dicts of strings (row i = line i + 1), checked line by line."""
+    rows, categories = [], {}  # question key -> (category, line of its first row)
+    for number, row in iter_tsv(path, FIELDS, "an MC-TACO TSV line"):
+        if row["label"] not in scoring.LABELS:
+            raise at_line(path, number, f"label is {shown(row['label'])}; expected 'yes' or 'no'")
+        if row["category"] not in scoring.CATEGORIES:
+            raise at_line(path, number, f"category is {shown(row['category'])}; expected one of {scoring.CATEGORIES}")
+        category, first = categories.setdefault(scoring.question_key(row["sentence"], row["question"]),
+                                                (row["category"], number))
+        if category != row["category"]:
+            raise at_line(path, number, f"category is {row['category']!r} but line {first} gave {category!r} for the "
+                                        "same sentence and question; expected one category per question")
+        rows.append(row)
+    return rows
+
+
+def read_predictions(path, warnings=None):
+    """One label per line ("yes"/"no" in any case, spaces ignored) as booleans; an empty file is an error.
+
+    `warnings`: a list that gets a message when some labels are not exactly "yes" or "no".
+    """
+    labels, inexact = [], []
+    for number, text in iter_lines(path):
+        yes = scoring.parse_label(text)
+        if yes is None:
+            raise at_line(path, number, f"the label is {shown(text)}; expected 'yes' or 'no' (any case), one per line")
+        if text not in scoring.LABELS:
+            inexact.append(number)
+        labels.append(yes)
+    if not labels:
+        raise at_line(path, 1, "the file is empty; expected one 'yes'/'no' label per line")
+    if inexact and warnings is not None:
+        warnings.append(f"{path}: {len(inexact)} labels are not exactly 'yes' or 'no' (first on line {inexact[0]}); "
+                        "scored by their meaning, but the official evaluator compares exact strings and may differ")
+    return labels
+
+
+def file_stats(gold_path, predictions_path, warnings=None):
+    """Per-question statistics of a prediction file against a gold TSV (both read and checked here)."""
+    rows = read_references(gold_path)
+    predicted = read_predictions(predictions_path, warnings)
+    if len(predicted) != len(rows):
+        line, found = min(len(predicted), len(rows)) + 1, (
+            f"the file ends after {len(predicted)} labels" if len(predicted) < len(rows)
+            else f"a label beyond the {len(rows)} lines of {gold_path}")
+        raise at_line(predictions_path, line, f"{found}; expected one label per line of {gold_path} "
+                                              f"({len(rows)}), in the same order")
+    return scoring.item_stats(
+        predicted,
+        [row["label"] == "yes" for row in rows],
+        [scoring.question_key(row["sentence"], row["question"]) for row in rows],
+        [row["category"] for row in rows],
+        check_input=False,  # checked above, line by line
+    )
+
+
+def score_files(gold_path, predictions_path):
+    """The result dict of a prediction file against a gold TSV (with "warnings" when there are any)."""
+    warnings = []
+    result = scoring.result(file_stats(gold_path, predictions_path, warnings), KEY_SOURCE)
+    if warnings:
+        result["warnings"] = warnings
+    return result
