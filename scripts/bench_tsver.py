@@ -14,6 +14,7 @@ import time
 import warnings
 
 from benchscore import load
+from benchscore.tsver import files
 from benchscore.tsver import loader
 from benchscore.tsver import scoring
 
@@ -33,14 +34,14 @@ def main():
     parser.add_argument("--shared", default=str(pathlib.Path(__file__).resolve().parents[2] / "shared"))
     args = parser.parse_args()
     data = pathlib.Path(args.shared) / "data" / "tsver"
-    gold = scoring.read_gold(data / "tsver_test.jsonl")
-    predictions = scoring.read_predictions(data / "predictions" / "pred_test_wrong_verdict.jsonl",
+    gold = files.read_references(data / "tsver_test.jsonl")
+    predictions = files.read_predictions(data / "predictions" / "pred_test_wrong_verdict.jsonl",
                                            [g["Claim"] for g in gold])
     gold, predictions = gold * args.copies, predictions * args.copies
 
     warnings.simplefilter("ignore", scoring.TSVerWarning)
-    pure = best_of(lambda: scoring.aggregate(scoring.score_claims(gold, predictions)))
-    stats = scoring.score_claims(gold, predictions)
+    pure = best_of(lambda: scoring.score(gold, predictions))
+    stats = scoring.item_stats(gold, predictions)
     aggregate_only = best_of(lambda: scoring.aggregate(stats))
     references = [loader.reference(g) for g in gold]
     examples = [loader.prediction(p) for p in predictions]

@@ -1,6 +1,7 @@
 """TSVer intervals and paired tests: the resampled statistic is `aggregate` on the resample (every
 denominator, strict, both Ev2R aggregations), parity estimates, real-data detection, the CLI."""
 
+import dataclasses
 import json
 import random
 import warnings
@@ -9,6 +10,7 @@ import numpy as np
 import pytest
 
 from benchscore import cli
+from benchscore.tsver import files
 from benchscore.tsver import scoring
 from benchscore.tsver import significance
 from benchscore.core.resampling import bounds
@@ -35,7 +37,7 @@ def synthetic_claims(n, seed):
             ev2r = {key: rng.randrange(4) for key in scoring.EV2R_KEYS}
         elif roll < 0.7:
             failure = "judge timed out"
-        stats.append(scoring.claim_stats(rng.choice(scoring.LABELS), gold_series, prediction, ev2r, failure))
+        stats.append(scoring.claim_item(rng.choice(scoring.LABELS), gold_series, prediction, ev2r, failure))
     return stats
 
 
@@ -47,8 +49,8 @@ def _as_number(value):
 @pytest.mark.parametrize("ev2r_aggregation", scoring.EV2R_AGGREGATIONS)
 def test_resampled_statistic_is_the_aggregate_of_the_resample(strict, ev2r_aggregation):
     stats = synthetic_claims(60, seed=5)
-    values = significance.claim_values(stats, strict, ev2r_aggregation)
-    statistic = significance.make_statistic(ev2r_aggregation, with_ev2r=True)
+    values = significance.item_values(stats, strict, ev2r_aggregation)
+    statistic = lambda sums: significance.statistic(sums, ev2r_aggregation, True)
     rng = np.random.default_rng(0)
     samples = [rng.integers(0, len(stats), len(stats)) for _ in range(40)]
     samples += [np.arange(len(stats)), np.array([0, 0, 1])]
@@ -73,14 +75,14 @@ def test_estimates_are_the_aggregate_exactly_and_intervals_contain_them():
 
 
 def test_no_judge_no_ev2r_row():
-    stats = [scoring.claim_stats("Refuted", {"a": [{"from": 1, "to": 2}]}, {"verdict": "Refuted", "ranges": None})] * 3
+    stats = [scoring.claim_item("Refuted", {"a": [{"from": 1, "to": 2}]}, {"verdict": "Refuted", "ranges": None})] * 3
     assert list(significance.confidence_intervals(stats, n_resamples=10)) == list(significance.HEADLINE)
 
 
 def _official(name, split):
     data = shared_path("data", "tsver")
     gold, predictions = data / f"tsver_{split}.jsonl", data / "predictions" / f"pred_{name}.jsonl"
-    stats, judge = significance.read_stats(gold, predictions)
+    stats, judge = files.file_stats(gold, predictions)
     return stats
 
 
@@ -120,14 +122,14 @@ def test_self_comparison_and_seeds():
     for r in significance.paired_test(stats, other, n_resamples=200).values():
         assert (r["difference"], r["low"], r["high"], r["p_bootstrap"], r["p_randomization"]) == (0, 0, 0, 1, 1)
     b = synthetic_claims(50, seed=3)
-    b = [dict(s, gold=a["gold"]) for s, a in zip(b, stats)]
+    b = [dataclasses.replace(s, gold=a.gold) for s, a in zip(b, stats)]
     assert significance.paired_test(stats, b, 200, 4) == significance.paired_test(stats, b, 200, 4)
     assert significance.paired_test(stats, b, 200, 4) != significance.paired_test(stats, b, 200, 5)
 
 
 def test_different_gold_is_refused():
     stats = synthetic_claims(10, seed=1)
-    flipped = [dict(s, gold="Refuted" if s["gold"] != "Refuted" else "Supported") for s in stats]
+    flipped = [dataclasses.replace(s, gold="Refuted" if s.gold != "Refuted" else "Supported") for s in stats]
     with pytest.raises(ValueError, match="claim 0: gold verdict .* expected the same gold claims in the same order"):
         significance.paired_test(stats, flipped)
     with pytest.raises(ValueError, match="system A has 10 claims and system B 9"):
@@ -198,7 +200,7 @@ def test_evaluate_compute_with_confidence():
 def test_a_file_wide_ev2r_gets_no_interval(tmp_path):
     stats = synthetic_claims(20, seed=4)
     result = scoring.aggregate(stats)
-    result.update(signature=scoring.signature(), n_ev2r_records=99)  # as scoring.with_file_ev2r marks it
+    result.update(signature=scoring.signature(), n_ev2r_records=99)  # as scoring.file_ev2r marks it
     significance.add_confidence(result, stats, 100)
     assert list(result["extension_confidence_intervals"]) == list(significance.HEADLINE)
 
@@ -210,6 +212,6 @@ def test_compare_leaves_out_an_ev2r_file_with_extra_records(tmp_path):
     extra = tmp_path / "ev2r.jsonl"
     extra.write_text(records + records.splitlines()[0] + "\n", encoding="utf-8")  # one claim recorded twice
     with pytest.warns(scoring.TSVerWarning, match="holds 281 records for 280 judged claims"):
-        stats, judge = significance.read_stats(data / "tsver_test.jsonl", data / "predictions" / "pred_test_gold.jsonl",
+        stats, judge = files.file_stats(data / "tsver_test.jsonl", data / "predictions" / "pred_test_gold.jsonl",
                                                extra)
     assert judge == "none" and "ev2r_f1" not in significance.confidence_intervals(stats, 10)

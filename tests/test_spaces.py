@@ -14,8 +14,7 @@ import browser
 from benchscore.mctaco import files as mctaco_files
 from benchscore.mctaco import scoring as mctaco_scoring
 from benchscore.tempbench_trp import scoring as tempbench_scoring
-from benchscore.tsver import cli as tsver_cli
-from benchscore.tsver import judges as tsver_judges
+from benchscore.tsver import files as tsver_files
 from benchscore.webnlg_rdf import loader as webnlg_loader
 from benchscore.webnlg_rdf import scoring as webnlg_scoring
 
@@ -152,8 +151,8 @@ def test_tsver_space(driver, tmp_path):
     examples = browser.METRICS / "tsver" / "examples"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the example's quirks warn; the app shows them as notes
-        result = tsver_cli.evaluate_files(examples / "gold.jsonl", examples / "predictions.jsonl",
-                                          tsver_judges.as_judge(str(examples / "ev2r.jsonl")))
+        result = tsver_files.score_files(examples / "gold.jsonl", examples / "predictions.jsonl",
+                                         examples / "ev2r.jsonl")
     shown_scores = {"tscs": "TSCS", "verdict_macro_f1": "Verdict F1 (macro, 4 labels)",
                     "verdict_accuracy": "Verdict Accuracy", "ev2r_f1": "Justifications Ev2R Score"}
     malformed = tmp_path / "preds.jsonl"
@@ -173,7 +172,7 @@ def test_tsver_space(driver, tmp_path):
         headers, matrix = page.wait_for_table("confusion", 4)
         assert [[int(n) for n in row[1:]] for row in matrix] == result["confusion_matrix"]
         assert page.value("signature") == result["signature"]
-        assert "predicted verdict 'TRUE' matches no label" in page.value("notes")
+        assert "2 predicted verdict(s) match no label (claims 2, 5)" in page.value("notes")
         wait_for_chart(page)
         page.screenshot("space-tsver.png")
 

@@ -163,20 +163,21 @@ def test_tsver_table(apps):
     for claim, gold_verdict, predicted, gold_ranges, predicted_ranges in app.TABLE_EXAMPLE:
         gold.append({"Claim": claim, "Verdict": gold_verdict, "TimeSeries": app._ranges(gold_ranges, 0, "")})
         predictions.append({"verdict": predicted, "explanation": None, "ranges": app._ranges(predicted_ranges, 0, "")})
-    expected = tsver_scoring.aggregate(tsver_scoring.score_claims(gold, predictions))
+    expected = tsver_scoring.aggregate(tsver_scoring.item_stats(gold, predictions))
     table, confusion, _, signature, notes = app.score_table(frame(app))
     rows = {row[0]: row[1] for row in table.values.tolist()}
     assert rows["TSCS"] == repr(expected["tscs"])
     assert rows["Verdict Accuracy"] == repr(expected["verdict_accuracy"])
     assert "Justifications Ev2R Score" not in rows
     assert confusion.iloc[:, 1:].astype(int).values.tolist() == expected["confusion_matrix"]
-    assert signature == "tsver|version:1.0.0|strict:no|ev2r:tsver|judge:none" and notes == "No warnings."
-    assert app.score_table(frame(app), strict=True)[3].startswith("tsver|version:1.0.0|strict:yes")
+    assert signature == "tsver|version:1.0.0|benchscore:0.1.0|strict:no|ev2r:tsver|judge:none"
+    assert notes == "No warnings."
+    assert app.score_table(frame(app), strict=True)[3].startswith("tsver|version:1.0.0|benchscore:0.1.0|strict:yes")
     assert app._ranges("gdp-growth, real (annual %): 2000-2001, 2003-2004", 1, "gold ranges") == {
         "gdp-growth, real (annual %)": [{"from": 2000, "to": 2001}, {"from": 2003, "to": 2004}]}
     with shows_error(r"^table row 1: gold ranges 'rainfall 2000' is not 'series: from-to"):
         app.score_table(frame(app).assign(**{"gold ranges": ["rainfall 2000", "x: 1-2", "x: 1-2"]}))
-    with shows_error(r"^table \(gold\):2: 'Verdict' must be one of"):
+    with shows_error(r"^table row 2: 'Verdict' must be one of"):
         app.score_table(frame(app).assign(**{"gold verdict": ["Supported", "False", "Refuted"]}))
 
 
@@ -231,6 +232,7 @@ def test_webnlg_official_example(apps):
             assert abs(float(shown_rate) - cell[rate]) <= 1e-12, (title, scheme, rate)  # the spec's tolerance
 
 
+@pytest.mark.parity
 @pytest.mark.parametrize("run", ["test_gold", "test_wrong_verdict"])
 def test_tsver_official_table(apps, run):
     folder = shared_path("data", "tsver")

@@ -173,7 +173,7 @@ def tsver_label_ids(rows, labels=tsver_scoring.LABELS):
 
 def tsver_pure(rows, verdicts, predicted_series=None, strict=False):
     gold = [{"Verdict": r["verdict"], "TimeSeries": tsver_scoring.ranges_from_rows(r["time_series"])} for r in rows]
-    stats = [tsver_scoring.claim_stats(g["Verdict"], g["TimeSeries"], {
+    stats = [tsver_scoring.claim_item(g["Verdict"], g["TimeSeries"], {
         "verdict": v, "ranges": None if predicted_series is None else tsver_scoring.ranges_from_rows(predicted_series[i])})
         for i, (g, v) in enumerate(zip(gold, verdicts))]
     return tsver_scoring.aggregate(stats, strict=strict)
@@ -196,8 +196,8 @@ def test_tsver_whole_set_and_batches_equal_the_pure_function(batch_size):
     expected = tsver_pure(rows, verdicts, predicted_series)
     assert 0 < expected["n_correct"] < len(rows) and expected["tscs"] > 0
     assert whole_fn.last_result == {**expected, "signature": whole["signature"]}
-    # Logged: everything but the confusion matrix (a list).
-    assert whole == {key: value for key, value in whole_fn.last_result.items() if key != "confusion_matrix"}
+    # Logged: everything but the lists (the confusion matrix, the warnings).
+    assert whole == {key: value for key, value in whole_fn.last_result.items() if not isinstance(value, list)}
 
 
 def test_tsver_classifier_label_order_and_strict():
@@ -210,7 +210,7 @@ def test_tsver_classifier_label_order_and_strict():
                                  "Not Enough Evidence"], strict=True)
     assert metrics["verdict_accuracy"] == expected["verdict_accuracy"] == 0.6
     assert metrics["tscs"] == 0  # no series predicted: the official 0 for every claim
-    assert metrics["signature"].startswith("tsver|version:1.0.0|strict:yes")
+    assert metrics["signature"].startswith("tsver|version:1.0.0|benchscore:0.1.0|strict:yes")
 
 
 def test_tsver_misaligned_or_malformed_predictions_are_clear_errors():
@@ -458,7 +458,7 @@ def test_tsver_real_trainer_evaluate_both_ways(hf, tmp_path):
     for metrics in (whole, batched):
         for key in ("verdict_accuracy", "verdict_macro_f1", "tscs", "n_claims", "n_scored"):
             assert metrics[f"eval_{key}"] == expected[key], key
-        assert metrics["eval_signature"] == "tsver|version:1.0.0|strict:no|ev2r:tsver|judge:none"
+        assert metrics["eval_signature"] == "tsver|version:1.0.0|benchscore:0.1.0|strict:no|ev2r:tsver|judge:none"
         assert "eval_confusion_matrix" not in metrics
 
 

@@ -6,6 +6,7 @@ import warnings
 import pytest
 
 from benchscore.cli import main
+from benchscore.tsver import files
 from benchscore.tsver import loader
 from benchscore.tsver import scoring
 from conftest import load_metric
@@ -42,13 +43,14 @@ def _official_lines(name):
 
 
 def _score_files(name, split):
-    gold = scoring.read_gold(shared_path("data", "tsver", f"tsver_{split}.jsonl"))
-    predictions = scoring.read_predictions(shared_path("data", "tsver", "predictions", f"pred_{name}.jsonl"),
+    gold = files.read_references(shared_path("data", "tsver", f"tsver_{split}.jsonl"))
+    predictions = files.read_predictions(shared_path("data", "tsver", "predictions", f"pred_{name}.jsonl"),
                                            [g["Claim"] for g in gold])
-    return gold, predictions, scoring.score_claims(gold, predictions)
+    return gold, predictions, scoring.item_stats(gold, predictions)
 
 
 @pytest.mark.parametrize("name,split", RUNS)
+@pytest.mark.parity
 def test_aggregates_and_per_claim_values_match_official(name, split):
     expected = json.loads(shared_path("data", "tsver", "expected", f"perclaim_{name}.json").read_text("utf-8"))
     _, _, stats = _score_files(name, split)
@@ -57,17 +59,17 @@ def test_aggregates_and_per_claim_values_match_official(name, split):
         assert result[ours] == pytest.approx(expected["aggregate_full_precision"][theirs], abs=1e-12), theirs
     assert len(stats) == len(expected["per_claim"])
     for s, e in zip(stats, expected["per_claim"]):
-        assert (s["label"], s["correct"]) == (e["matched_label"], e["correct"]), e["gold_index"]
-        assert s["status"] == scoring.OK and e["in_accuracy"] and e["in_tscs"]
+        assert (s.label, s.correct) == (e["matched_label"], e["correct"]), e["gold_index"]
+        assert s.status == scoring.OK and e["in_accuracy"] and e["in_tscs"]
         t = e["tscs"]
-        assert s["tscs"] == pytest.approx(t["TSCS"], abs=1e-12)
+        assert s.tscs == pytest.approx(t["TSCS"], abs=1e-12)
         if "note" in t:  # the official short cut for an empty side
-            assert s["empty"] and (s["iou"], s["precision"], s["recall"], s["f1"]) == (0, 0, 0, 0)
+            assert s.empty and (s.iou, s.precision, s.recall, s.f1) == (0, 0, 0, 0)
             continue
         for theirs, ours in [("Average IoU", "iou"), ("Precision", "precision"), ("Recall", "recall"),
                              ("F1 Score", "f1")]:
-            assert s[ours] == pytest.approx(t[theirs], abs=1e-12), (e["gold_index"], theirs)
-        assert s["series"] == {k: {"iou": pytest.approx(v["IoU"], abs=1e-12), "intersection": v["Intersection (years)"],
+            assert getattr(s, ours) == pytest.approx(t[theirs], abs=1e-12), (e["gold_index"], theirs)
+        assert s.series == {k: {"iou": pytest.approx(v["IoU"], abs=1e-12), "intersection": v["Intersection (years)"],
                                    "union": v["Union (years)"]} for k, v in t["IoU per dataset"].items()}
 
 
@@ -83,6 +85,7 @@ def _approx(value):
 
 
 @pytest.mark.parametrize("name,split", RUNS)
+@pytest.mark.parity
 def test_cli_per_claim_report_equals_the_official_json(name, split, tmp_path, capsys):
     data = shared_path("data", "tsver")
     expected = json.loads((data / "expected" / f"perclaim_{name}.json").read_text("utf-8"))
@@ -95,6 +98,7 @@ def test_cli_per_claim_report_equals_the_official_json(name, split, tmp_path, ca
 
 
 @pytest.mark.parametrize("name,split", RUNS)
+@pytest.mark.parity
 def test_cli_prints_the_official_table(name, split, capsys):
     data = shared_path("data", "tsver")
     rc = main(["tsver", "--gold", str(data / f"tsver_{split}.jsonl"),
@@ -104,6 +108,7 @@ def test_cli_prints_the_official_table(name, split, capsys):
     assert ours == _official_lines(name)
 
 
+@pytest.mark.parity
 def test_cli_with_recorded_ev2r_prints_the_official_ev2r_score(capsys):
     data = shared_path("data", "tsver")
     rc = main(["tsver", "--gold", str(data / "tsver_test.jsonl"),
@@ -121,7 +126,7 @@ def test_cli_json_has_counts_and_signature(capsys):
     main(["tsver", "--gold", str(data / "tsver_dev.jsonl"), "--json", "--strict",
           "--predictions", str(data / "predictions" / "pred_dev_perturbed_seed12345.jsonl")])
     result = json.loads(capsys.readouterr().out)
-    assert result["signature"] == "tsver|version:1.0.0|strict:yes|ev2r:tsver|judge:none"
+    assert result["signature"] == "tsver|version:1.0.0|benchscore:0.1.0|strict:yes|ev2r:tsver|judge:none"
     assert (result["n_claims"], result["n_scored"], result["n_missing"], result["n_errors"]) == (24, 24, 0, 0)
     assert result["tscs"] == pytest.approx(0.22696493879683532, abs=1e-12)
 
@@ -140,7 +145,7 @@ def test_evaluate_module_equals_pure_scoring(name, split):
     batched = metric.compute()
     assert computed == batched
     assert {k: v for k, v in computed.items() if k != "signature"} == pure
-    assert computed["signature"] == "tsver|version:1.0.0|strict:no|ev2r:tsver|judge:none"
+    assert computed["signature"] == "tsver|version:1.0.0|benchscore:0.1.0|strict:no|ev2r:tsver|judge:none"
 
 
 def test_loader_gold_dataset_feeds_the_metric():
@@ -163,7 +168,7 @@ def test_loader_time_series_table():
 
 
 def test_unicode_series_ids_round_trip_through_the_loader():
-    gold = scoring.read_gold(shared_path("data", "tsver", "tsver_test.jsonl"))
+    gold = files.read_references(shared_path("data", "tsver", "tsver_test.jsonl"))
     odd = [g for g in gold if any(not s.isascii() or "," in s or "(" in s for s in g["TimeSeries"])]
     assert odd, "the test split has series ids with non-ASCII characters, commas or parentheses"
     with warnings.catch_warnings():

@@ -4,6 +4,7 @@
 import json
 
 from benchscore.cli import main
+from benchscore.tsver import files
 from benchscore.tsver import scoring
 from conftest import METRICS
 from fake_judge_server import FakeJudgeServer
@@ -32,7 +33,7 @@ def test_http_judge_scores_failures_and_caches(tmp_path, capsys, monkeypatch):
         assert (result["n_ev2r_judged"], result["n_ev2r_failed"]) == (4, 1)
         judged = [counts_for(gold[i]["Claim"]) for i in (0, 2, 3, 5)]
         assert {k: result[f"ev2r_{k}"] for k in ("precision", "recall", "f1")} == scoring.ev2r_aggregate(judged)
-        assert result["signature"].startswith("tsver|version:1.0.0|strict:no|ev2r:tsver|judge:openai(model=fake-judge")
+        assert result["signature"].startswith("tsver|version:1.0.0|benchscore:0.1.0|strict:no|ev2r:tsver|judge:openai(model=fake-judge")
         assert all(r["headers"].get("Authorization") == "Bearer sk-test-secret" for r in server.requests)
         # a rerun reads the cache: only the failed claim is asked again (failures are not cached),
         # and this time the server answers it
@@ -59,11 +60,8 @@ def test_judge_options_need_a_url(capsys):
 def test_recorded_ev2r_sums_every_record_of_the_file_as_the_official_scorer(tmp_path):
     """The official Ev²R sums all records of the judge file: a duplicate counts twice, and records of
     claims not in the gold file count too. The claim-aligned path would see one record per claim."""
-    import warnings
-
-    from benchscore.tsver.cli import evaluate_files
-    from benchscore.tsver.judges import iter_recorded
-    from benchscore.tsver.scoring import TSVerWarning
+    from benchscore.tsver.files import iter_recorded
+    from benchscore.tsver.files import score_files
     from benchscore.tsver.scoring import ev2r_aggregate
     from benchscore.tsver.scoring import ev2r_counts
 
@@ -74,11 +72,9 @@ def test_recorded_ev2r_sums_every_record_of_the_file_as_the_official_scorer(tmp_
     judge_file = tmp_path / "ev2r.jsonl"
     judge_file.write_text("\n".join(lines + [lines[0], extra]) + "\n", encoding="utf-8")
 
-    aligned = evaluate_files(examples / "gold.jsonl", examples / "predictions.jsonl", examples / "ev2r.jsonl")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        official = evaluate_files(examples / "gold.jsonl", examples / "predictions.jsonl", judge_file)
-    assert any(issubclass(w.category, TSVerWarning) and "sums all of them" in str(w.message) for w in caught)
+    aligned = score_files(examples / "gold.jsonl", examples / "predictions.jsonl", examples / "ev2r.jsonl")
+    official = score_files(examples / "gold.jsonl", examples / "predictions.jsonl", judge_file)
+    assert any("sums all of them" in warning for warning in official["warnings"])
     expected = ev2r_aggregate([ev2r_counts(r) for _, _, r in iter_recorded(judge_file)], "tsver")
     assert (official["ev2r_precision"], official["ev2r_recall"], official["ev2r_f1"]) == (
         expected["precision"], expected["recall"], expected["f1"])

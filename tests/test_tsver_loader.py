@@ -2,6 +2,7 @@
 
 import pytest
 
+from benchscore.tsver import files
 from benchscore.tsver import loader
 from benchscore.tsver import scoring
 from conftest import METRICS
@@ -13,7 +14,7 @@ EXAMPLES = METRICS / "tsver" / "examples"
 def test_gold_dataset_has_the_declared_features_and_round_trips():
     ds = loader.gold_dataset(EXAMPLES / "gold.jsonl")
     assert ds.features == loader.FEATURES and ds.num_rows == 7
-    gold = scoring.read_gold(EXAMPLES / "gold.jsonl")
+    gold = files.read_references(EXAMPLES / "gold.jsonl")
     for row, record in zip(ds, gold):
         assert row["claim"] == record["Claim"] and row["verdict"] == record["Verdict"]
         assert scoring.ranges_from_rows(row["time_series"]) == record["TimeSeries"]  # incl. "co₂", commas, parens
@@ -27,7 +28,7 @@ def test_predictions_dataset_is_aligned_and_feeds_the_metric():
     assert predictions[3]["verdict"] == "conflicting"  # the later duplicate
     references = loader.gold_dataset(EXAMPLES / "gold.jsonl").select_columns(
         ["claim", "verdict", "justifications", "time_series"])
-    with pytest.warns(UserWarning, match="matches no label"):
+    with pytest.warns(UserWarning, match="match no label"):
         result = load_metric("tsver").compute(predictions=list(predictions), references=list(references))
     assert (result["n_scored"], result["n_in_tscs"], result["verdict_accuracy"]) == (4, 6, 0.5)
 

@@ -18,6 +18,7 @@ import json
 import pytest
 
 from benchscore.cli import main
+from benchscore.tsver import files
 from benchscore.tsver import judges
 from benchscore.tsver import loader
 from benchscore.tsver import scoring
@@ -69,21 +70,22 @@ def test_coverage_terms():
 
 
 def _example_stats():
-    gold = scoring.read_gold(GOLD)
+    gold = files.read_references(GOLD)
     with pytest.warns(scoring.TSVerWarning) as caught:
-        predictions = scoring.read_predictions(PREDICTIONS, [g["Claim"] for g in gold])
-        stats = scoring.score_claims(gold, predictions)
-    messages = [str(w.message) for w in caught]
+        predictions = files.read_predictions(PREDICTIONS, [g["Claim"] for g in gold])
+        stats = scoring.item_stats(gold, predictions)
+    messages = [str(w.message) for w in caught] + scoring.aggregate(stats)["warnings"]
     assert any("predictions.jsonl:5: a second prediction for the claim of line 4" in m for m in messages)
     assert any("ignored 1 prediction line(s) whose Claim is not in the gold file (lines 6)" in m for m in messages)
-    assert sum("matches no label" in m for m in messages) == 2
+    assert "2 predicted verdict(s) match no label (claims 2, 5); as the official scorer, they are left out of the " \
+        "verdict scores" in messages
     return gold, predictions, stats
 
 
 def test_official_denominators():
     _, _, stats = _example_stats()
     result = scoring.aggregate(stats)
-    assert [s["status"] for s in stats] == ["ok", "error", "unmatched", "ok", "missing", "unmatched", "ok"]
+    assert [s.status for s in stats] == ["ok", "error", "unmatched", "ok", "missing", "unmatched", "ok"]
     assert (result["n_claims"], result["n_scored"], result["n_correct"], result["n_in_tscs"]) == (7, 4, 2, 6)
     assert (result["n_unmatched"], result["n_errors"], result["n_missing"]) == (2, 1, 1)
     assert result["verdict_accuracy"] == 0.5
@@ -109,8 +111,9 @@ def test_strict_counts_every_claim():
 
 def test_aggregate_is_order_free_and_mergeable():
     _, _, stats = _example_stats()
-    assert scoring.aggregate(stats[::-1]) == {**scoring.aggregate(stats),
-                                             "confusion_matrix": scoring.aggregate(stats)["confusion_matrix"]}
+    reversed_order, result = scoring.aggregate(stats[::-1]), scoring.aggregate(stats)
+    assert reversed_order.pop("warnings") != result.pop("warnings")  # they name the claims by position
+    assert reversed_order == result
     assert scoring.aggregate([])["verdict_accuracy"] is None  # nothing counted: undefined, not 0
 
 
@@ -143,10 +146,9 @@ def test_judge_failures_are_counted_not_dropped():
     # official skips: claim 1 (null Explanation) and claim 4 (no line)
     assert [i for i, _ in items] == [0, 2, 3, 5, 6]
     assert items[0][1] == (gold[0]["Claim"], gold[0]["Justifications"][0], predictions[0]["explanation"])
-    outcomes = judges.run_judge(judges.as_judge(str(EV2R)), [item for _, item in items])
-    ev2r = scoring.ev2r_per_claim(len(gold), [i for i, _ in items], outcomes)
-    with pytest.warns(scoring.TSVerWarning):
-        result = scoring.aggregate(scoring.score_claims(gold, predictions, ev2r))
+    ev2r, name = judges.judge_claims(files.as_judge(str(EV2R)), items, len(gold))
+    assert name.startswith("recorded(n=3,")
+    result = scoring.aggregate(scoring.item_stats(gold, predictions, ev2r))
     assert (result["n_ev2r_judged"], result["n_ev2r_failed"]) == (3, 2)  # claims 5 and 6 have no record
     # micro: cp 7+2+1, sp 3+1+0, cr 6+3+2 (claim 2's record lacks "support reference evidence": 0)
     assert (result["ev2r_precision"], result["ev2r_recall"]) == (0.4, round(4 / 11, 4))
@@ -168,20 +170,20 @@ def test_cli_on_the_examples(capsys):
 
 
 @pytest.mark.parametrize("line,message", [
-    ("{not json", r"predictions.jsonl:2: prediction line is not valid JSON"),
-    ('["a list"]', r"predictions.jsonl:2: expected a JSON object, found list"),
+    ("{not json", r"predictions.jsonl:2: not valid JSON"),
+    ('["a list"]', r"predictions.jsonl:2: found a JSON list; expected a prediction per line"),
     ('{"Claim": "x", "Explanation": null, "PredictedTimeRanges": null}', r":2: prediction has no 'Verdict' key"),
     ('{"Claim": "x", "Verdict": "Refuted", "Explanation": null}', r":2: prediction has no 'PredictedTimeRanges' key"),
     ('{"Claim": "x", "Verdict": null, "Explanation": null, "PredictedTimeRanges": null}',
      r":2: 'Verdict' must be a string, found None"),
     ('{"Claim": "x", "Verdict": "Refuted", "Explanation": null, "PredictedTimeRanges": [[2000, 2001]]}',
-     r":2: 'PredictedTimeRanges': expected an object mapping series id"),
+     r":2: 'PredictedTimeRanges': found list; expected an object mapping series id"),
     ('{"Claim": "x", "Verdict": "Refuted", "Explanation": null, "PredictedTimeRanges": {"s": {"from": 1}}}',
-     r":2: 'PredictedTimeRanges': series 's': expected a list of \{from, to\} ranges, found dict"),
+     r":2: 'PredictedTimeRanges': series 's': found dict; expected a list of \{from, to\} ranges"),
     ('{"Claim": "x", "Verdict": "Refuted", "Explanation": null, "PredictedTimeRanges": {"s": [{"from": 2000.0, '
-     '"to": 2001}]}}', r":2: 'PredictedTimeRanges': series 's' range 0: expected \{\"from\": int, \"to\": int\}"),
+     '"to": 2001}]}}', r":2: 'PredictedTimeRanges': series 's' range 0: found .*; expected \{\"from\": int, \"to\": int\}"),
     ('{"Claim": "x", "Verdict": "Refuted", "Explanation": null, "PredictedTimeRanges": {"s": [{"from": 2000}]}}',
-     r"series 's' range 0: expected"),
+     r"series 's' range 0: found \{'from': 2000\}; expected"),
     ('{"Claim": "x", "Verdict": "Refuted", "Explanation": 3, "PredictedTimeRanges": null}',
      r":2: 'Explanation' must be a string or null, found int"),
 ])
@@ -190,13 +192,13 @@ def test_bad_prediction_lines_name_the_line(tmp_path, line, message):
     path.write_text('{"Claim": "y", "Verdict": "Refuted", "Explanation": null, "PredictedTimeRanges": null}\n'
                     + line + "\n", encoding="utf-8")
     with pytest.raises(ValueError, match=message):
-        scoring.read_predictions(path, ["x", "y"])
+        files.read_predictions(path, ["x", "y"])
 
 
 def test_error_lines_may_omit_ranges_and_explanation(tmp_path):
     path = tmp_path / "predictions.jsonl"
     path.write_text('{"Claim": "x", "Verdict": "ERROR", "ErrorMessage": "rate limited"}\n\n', encoding="utf-8")
-    assert scoring.read_predictions(path, ["x"]) == [
+    assert files.read_predictions(path, ["x"]) == [
         {"verdict": "ERROR", "explanation": None, "ranges": None, "line": 1}]
 
 
@@ -205,7 +207,7 @@ def test_bad_gold_names_the_line(tmp_path):
     record = json.loads(GOLD.read_text(encoding="utf-8").splitlines()[0])
     path.write_text(json.dumps(record) + "\n" + json.dumps({**record, "Verdict": "True"}) + "\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"gold.jsonl:2: 'Verdict' must be one of"):
-        scoring.read_gold(path)
+        files.read_references(path)
 
 
 def test_cli_reports_bad_input_as_one_line(tmp_path, capsys):
@@ -218,7 +220,6 @@ def test_cli_reports_bad_input_as_one_line(tmp_path, capsys):
 
 
 # ---------------------------------------------------------------- the evaluate module, own data
-# evaluate runs a copy of the module files, so its warning class is the copy's: match UserWarning.
 
 
 def _examples():
@@ -230,15 +231,15 @@ def test_evaluate_compute_equals_add_batch_equals_pure():
     predictions, references, stats = _examples()
     metric = load_metric("tsver")
     for strict in (False, True):
-        with pytest.warns(UserWarning, match="matches no label"):
+        with pytest.warns(UserWarning, match="match no label"):
             computed = metric.compute(predictions=predictions, references=references, strict=strict)
         for i in range(0, len(predictions), 3):
             metric.add_batch(predictions=predictions[i:i + 3], references=references[i:i + 3])
-        with pytest.warns(UserWarning, match="matches no label"):
+        with pytest.warns(UserWarning, match="match no label"):
             batched = metric.compute(strict=strict)
         assert computed == batched
         assert {k: v for k, v in computed.items() if k != "signature"} == scoring.aggregate(stats, strict=strict)
-        assert computed["signature"] == f"tsver|version:1.0.0|strict:{'yes' if strict else 'no'}|ev2r:tsver|judge:none"
+        assert computed["signature"] == f"tsver|version:1.0.0|benchscore:0.1.0|strict:{'yes' if strict else 'no'}|ev2r:tsver|judge:none"
 
 
 def test_evaluate_with_a_callable_judge_counts_failures():
@@ -248,17 +249,17 @@ def test_evaluate_with_a_callable_judge_counts_failures():
 
     def judge(claim, reference, prediction):
         calls.append(claim)
-        if "Hyperborea" in claim:  # our JudgeError, though evaluate runs a copy of judges.py
+        if "Hyperborea" in claim:
             raise judges.JudgeError("the judge gave up")
         return dict(zip(scoring.EV2R_KEYS, (4, 2, 4, 3)))
 
-    with pytest.warns(UserWarning, match="matches no label"):
+    with pytest.warns(UserWarning, match="match no label"):
         result = metric.compute(predictions=predictions, references=references, ev2r_judge=judge,
                                 ev2r_aggregation="paper", return_per_claim=True)
     assert len(calls) == 5  # not claim 1 (null Explanation) nor claim 4 (no prediction)
     assert (result["n_ev2r_judged"], result["n_ev2r_failed"]) == (4, 1)
     assert (result["ev2r_precision"], result["ev2r_recall"]) == (0.5, 0.75)
-    assert result["per_claim"][6]["ev2r_failure"].endswith("the judge gave up")
+    assert result["per_claim"][6].ev2r_failure.endswith("the judge gave up")
     assert result["signature"].endswith("|ev2r:paper|judge:callable")
     with pytest.raises(ValueError, match="ev2r_aggregation must be one of"):
         metric.compute(predictions=predictions, references=references, ev2r_aggregation="micro")
@@ -267,14 +268,14 @@ def test_evaluate_with_a_callable_judge_counts_failures():
 def test_evaluate_rejects_a_series_listed_twice():
     predictions, references, _ = _examples()
     predictions[0]["time_series"] = predictions[0]["time_series"] * 2
-    with pytest.raises(ValueError, match=r"example 0, predictions\['time_series'\]: series 'rainfall' appears twice"):
+    with pytest.raises(ValueError, match=r"example 0: predictions\['time_series'\]: series 'rainfall' appears twice"):
         load_metric("tsver").compute(predictions=predictions, references=references)
 
 
 def test_evaluate_rejects_an_unknown_gold_label():
     predictions, references, _ = _examples()
     references[2]["verdict"] = "NEI"
-    with pytest.raises(ValueError, match=r"claim 2 \(.*\): gold Verdict must be one of"):
+    with pytest.raises(ValueError, match=r"example 2: references\['verdict'\] is 'NEI'; expected one of"):
         load_metric("tsver").compute(predictions=predictions, references=references)
 
 
@@ -312,8 +313,8 @@ def test_evaluate_accepts_none_in_the_first_example():
     predictions, references = [predictions[i] for i in order], [references[i] for i in order]
     assert predictions[0] == {"verdict": None, "explanation": None, "time_series": None}
     metric = load_metric("tsver")
-    with pytest.warns(UserWarning, match="matches no label"):
+    with pytest.warns(UserWarning, match="match no label"):
         result = metric.compute(predictions=predictions, references=references)
     assert {k: v for k, v in result.items() if k != "signature"} == scoring.aggregate([stats[i] for i in order])
-    with pytest.raises(ValueError, match="don't match the expected format"):
+    with pytest.raises(ValueError, match=r"example 0: predictions\['explanation'\] is 3; expected a string or None"):
         metric.compute(predictions=[{**predictions[1], "explanation": 3}], references=references[1:2])

@@ -7,23 +7,18 @@
 """
 
 import json
-import os
 import sys
 import warnings
 
-from . import judges
-from .scoring import EV2R_AGGREGATIONS
-from .scoring import LABELS
-from .scoring import SHORT_LABELS
-from .scoring import aggregate
-from .scoring import ev2r_items
-from .scoring import ev2r_per_claim
-from .scoring import official_report
-from .scoring import read_gold
-from .scoring import read_predictions
-from .scoring import score_claims
-from .scoring import signature
-from .scoring import with_file_ev2r
+from benchscore.core.compare import add_compare_options
+from benchscore.core.compare import report_comparison
+from benchscore.tsver import files
+from benchscore.tsver import judges
+from benchscore.tsver import significance
+from benchscore.tsver.scoring import EV2R_AGGREGATIONS
+from benchscore.tsver.scoring import LABELS
+from benchscore.tsver.scoring import SHORT_LABELS
+from benchscore.tsver.scoring import signature
 
 RULE = "=" * 80
 METRIC_WIDTH = 27  # the official table's first column (sized for its "Justifications METEOR Score" row)
@@ -53,7 +48,7 @@ def add_arguments(parser):
 
 def _judge(args):
     if args.ev2r:
-        return args.ev2r  # a path: evaluate_files also needs the file itself (see with_file_ev2r)
+        return args.ev2r  # a path: score_files also needs the file itself (see scoring.file_ev2r)
     if args.judge_url:
         if not args.judge_model:
             raise ValueError("--judge-url needs --judge-model")
@@ -63,32 +58,6 @@ def _judge(args):
     if args.judge_model or args.judge_cache or args.no_judge_cache:
         raise ValueError("--judge-model, --judge-cache and --no-judge-cache need --judge-url")
     return None
-
-
-def evaluate_files(gold_path, predictions_path, judge=None, strict=False, ev2r_aggregation="tsver", per_claim=None):
-    """The result dict (with signature) of a prediction file against a gold file, as the CLI prints it;
-    `judge` is None, a judge, or the path of recorded judge outputs (their Ev²R sums the whole file,
-    as the official scorer); with `per_claim` (a path) also writes `scoring.official_report` there as JSON."""
-    gold = read_gold(gold_path)
-    predictions = read_predictions(predictions_path, [g["Claim"] for g in gold])
-    ev2r, judge_file = None, judge if isinstance(judge, (str, os.PathLike)) else None
-    if judge is not None:
-        judge = judges.as_judge(judge)
-        items = ev2r_items(gold, predictions)
-        outcomes = judges.run_judge(judge, [item for _, item in items])
-        ev2r = ev2r_per_claim(len(gold), [i for i, _ in items], outcomes)
-    stats = score_claims(gold, predictions, ev2r)
-    result = aggregate(stats, strict=strict, ev2r_aggregation=ev2r_aggregation)
-    if judge_file is not None and ev2r_aggregation == "tsver":
-        result = with_file_ev2r(result, [response for _, _, response in judges.iter_recorded(judge_file)])
-    judge_name = "none" if judge is None else getattr(judge, "signature", "callable")
-    result["signature"] = signature(strict, ev2r_aggregation, judge_name)
-    if per_claim:
-        report = {"gold": str(gold_path), "predictions": str(predictions_path), "signature": result["signature"],
-                  **official_report(gold, stats, strict)}
-        with open(per_claim, "w", encoding="utf-8") as f:
-            json.dump(report, f, ensure_ascii=False, indent=1)
-    return result
 
 
 def _percent(x):
@@ -138,15 +107,56 @@ def table_lines(result):
 
 
 def run(args):
-    judge = _judge(args)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        result = evaluate_files(args.gold, args.predictions, judge, args.strict, args.ev2r_aggregation,
-                                args.per_claim)
-    for w in caught:
-        print(f"benchscore tsver: warning: {w.message}", file=sys.stderr)
+    """Prints the official table (or JSON); warnings go to stderr. Exit 3 when a judge was asked
+    and failed on every claim (Ev2R not available: the other numbers are printed, the reason too)."""
+    result = files.score_files(args.gold, args.predictions, _judge(args), args.strict, args.ev2r_aggregation,
+                               args.per_claim)
+    for warning in result["warnings"]:
+        print(f"benchscore tsver: warning: {warning}", file=sys.stderr)
     if args.json:
         print(json.dumps(result, indent=2))
     else:
         print("\n".join(table_lines(result)))
-    return 0
+    return EV2R_UNAVAILABLE if ev2r_unavailable(result) else 0
+
+
+EV2R_UNAVAILABLE = 3  # exit status: scored, but the judge failed on every claim it was asked about
+
+
+def ev2r_unavailable(result):
+    """Whether a judge ran and gave no usable answer (Ev2R is then None with the reason in `warnings`)."""
+    return result.get("n_ev2r_failed", 0) > 0 and result.get("n_ev2r_judged") == 0
+
+
+# ------------------------------------------------------------------ `benchscore compare tsver`
+
+
+def add_compare_arguments(parser):
+    parser.add_argument("--gold", required=True, help="tsver_test.jsonl or tsver_dev.jsonl")
+    add_compare_options(parser, "prediction JSONL in the official format")
+    parser.add_argument("--ev2r", action="append", metavar="JSONL",
+                        help="recorded Ev2R judge outputs, one per --predictions, in the same order")
+    parser.add_argument("--ev2r-aggregation", choices=EV2R_AGGREGATIONS, default="tsver",
+                        help="tsver: official micro sums (default); paper: per-claim mean")
+    parser.add_argument("--strict", action="store_true",
+                        help="missing/unmatched verdicts count wrong, missing predictions score 0 in TSCS")
+
+
+def run_compare(args):
+    ev2r = args.ev2r or [None] * len(args.predictions)
+    if len(ev2r) != len(args.predictions):
+        raise ValueError(f"--ev2r was given {len(ev2r)} times and --predictions {len(args.predictions)} times; "
+                         "give one recorded judge file per prediction file, in the same order")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        scored = [files.file_stats(args.gold, path, ev2r_path) for path, ev2r_path in zip(args.predictions, ev2r)]
+    for w in caught:
+        print(f"benchscore compare tsver: warning: {w.message}", file=sys.stderr)
+    judge = "+".join(dict.fromkeys(name for _, name in scored))  # one judge name, or each system's
+    options = {"strict": args.strict, "ev2r_aggregation": args.ev2r_aggregation}
+    return report_comparison(
+        args, [stats for stats, _ in scored],
+        lambda stats, *resampling: significance.confidence_intervals(stats, *resampling, **options),
+        lambda stats_a, stats_b, *resampling: significance.paired_test(stats_a, stats_b, *resampling, **options),
+        signature(args.strict, args.ev2r_aggregation, judge),
+    )

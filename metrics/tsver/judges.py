@@ -1,4 +1,4 @@
-"""Pluggable Ev²R judges for TSVer (stdlib only; tqdm is used for the progress bar when installed).
+"""Pluggable Ev²R judges for TSVer (the HTTP judge needs `httpx`: `pip install "benchscore[judge]"`).
 
 A *judge* is any callable ``judge(claim, reference, prediction) -> dict`` that returns the four
 Ev²R counts (ints >= 0, under the official record keys ``COUNT_KEYS``; free-text keys may ride
@@ -8,34 +8,38 @@ caller counts and reports it, never drops it silently.  Any other exception is a
 error such as a missing API key) and propagates.
 
 Judges provided here:
-- ``RecordedJudge``: looks claims up in an official ``{"Claim", "ev2r_response"}`` JSONL file
-  (``read_recorded``) or a mapping claim -> record;
+- ``RecordedJudge``: looks claims up in a mapping claim -> official record (``files.as_judge``
+  builds one from an official ``{"Claim", "ev2r_response"}`` JSONL file);
 - ``CallableJudge``: wraps any Python function and validates what it returns;
-- ``OpenAIJudge``: an OpenAI-compatible ``/chat/completions`` judge over HTTP (urllib only) with
-  our own one-shot prompt (``build_prompt``), retries, a concurrency limit, a progress bar and an
-  on-disk cache.
+- ``OpenAIJudge``: an OpenAI-compatible ``/chat/completions`` judge over HTTP (httpx) with our own
+  one-shot prompt (``build_prompt``), one total deadline per request, retries, a concurrency
+  limit, a progress bar and an on-disk cache.
 
 ``run_judge(judge, items)`` runs a judge over ``(claim, reference, prediction)`` items, in order,
-and returns one ``JudgeOutcome`` per item.
+and returns one ``JudgeOutcome`` per item; ``judge_claims`` gives each claim its counts or failure.
 """
 
 import concurrent.futures
 import dataclasses
 import hashlib
-import http.client
 import json
 import logging
 import os
 import pathlib
+import queue
 import re
 import sys
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
-import warnings
 from collections.abc import Mapping
+
+from benchscore.core.readers import parse_json
+
+try:
+    import httpx
+except ImportError:  # the "judge" extra; only OpenAIJudge needs it
+    httpx = None
 
 logger = logging.getLogger(__name__)
 
@@ -57,16 +61,6 @@ TEXT_KEYS = (
 
 class JudgeError(Exception):
     """The judge could not score one claim (after its retries). Counted and reported, not dropped."""
-
-
-def is_judge_failure(err):
-    """Whether an exception is a JudgeError: this module's or that of a copy of this file.
-
-    ``evaluate.load`` runs a *copy* of this file beside the metric script, which has its own
-    JudgeError class; a judge built from ``benchscore.tsver.judges`` (or a user's judge raising
-    that one) must still count as a failure there, so the class is recognised by name.
-    """
-    return any(cls.__name__ == "JudgeError" for cls in type(err).__mro__)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -97,78 +91,24 @@ def validate_counts(response, where="judge output"):
             raise JudgeError(f"{where}: missing key {key!r} (expected the keys {list(COUNT_KEYS)})")
         value = response[key]
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise JudgeError(f"{where}: key {key!r} must be an int >= 0, found {value!r}")
+            raise JudgeError(f"{where}: key {key!r} must be an int >= 0, found {_shorten(repr(value))}")
         counts[key] = value
     return counts
-
-
-# ---------------------------------------------------------------------------------------------
-# Recorded judge outputs (the official file format)
-
-
-def iter_recorded(path):
-    """Every record of an official Ev²R file, in file order: ``(line_number, claim, ev2r_response)``.
-
-    The official aggregation sums over *all* records of the file (duplicates and claims absent
-    from the gold file included); use this view to reproduce it.  Blank lines are skipped.  Raises
-    ValueError naming the line for bad JSON, a missing key, or a count that is not an int >= 0
-    (a present count; a missing one is left missing, the official aggregation counts it 0).
-    """
-    with open(path, encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            where = f"{path}: line {number}"
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise ValueError(f"{where}: not valid JSON ({err.msg} at column {err.colno})") from None
-            if not isinstance(record, dict):
-                raise ValueError(f"{where}: expected a JSON object, found {type(record).__name__}")
-            for key, kind in (("Claim", str), ("ev2r_response", dict)):
-                if key not in record:
-                    raise ValueError(f"{where}: missing key {key!r} "
-                                     '(expected {"Claim": str, "ev2r_response": {...}})')
-                if not isinstance(record[key], kind):
-                    raise ValueError(f"{where}: {key!r} must be a {'string' if kind is str else 'JSON object'}, "
-                                     f"found {type(record[key]).__name__}")
-            response = record["ev2r_response"]
-            for key in COUNT_KEYS:
-                value = response.get(key, 0)
-                if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                    raise ValueError(f"{where}: ev2r_response[{key!r}] must be an int >= 0, found {value!r}")
-            yield number, record["Claim"], response
-
-
-def read_recorded(path):
-    """Official Ev²R judge records ``{"Claim": str, "ev2r_response": {...}}`` (JSONL) by claim text.
-
-    Returns ``{claim: ev2r_response}`` with each response as recorded (the raw dict: a missing count
-    key is left missing, since the official aggregation counts it as 0).  A claim recorded twice:
-    the later line wins (as for prediction lines), with a warning naming both lines; note that the
-    official aggregation sums both (see ``iter_recorded``).  Errors as in ``iter_recorded``.
-    """
-    records, first_line = {}, {}
-    for number, claim, response in iter_recorded(path):
-        if claim in first_line:
-            warnings.warn(f"{path}: line {number} records claim {claim[:60]!r} again (first on line "
-                          f"{first_line[claim]}); the later record is used", stacklevel=2)
-        else:
-            first_line[claim] = number
-        records[claim] = response
-    return records
 
 
 class RecordedJudge:
     """A judge that returns the recorded Ev²R record of a claim (JudgeError if it has none).
 
-    ``source`` is a path to an official JSONL file (see ``read_recorded``) or a mapping
-    claim -> record.  Missing count keys come back as 0, as the official aggregation counts them;
-    the free-text keys come back as recorded.
+    ``records``: a mapping claim -> record (``files.read_recorded`` reads the official file).
+    Missing count keys come back as 0, as the official aggregation counts them; the free-text keys
+    come back as recorded.
     """
 
-    def __init__(self, source):
-        self.records = dict(source) if isinstance(source, Mapping) else read_recorded(source)
+    def __init__(self, records):
+        if not isinstance(records, Mapping):
+            raise TypeError(f"RecordedJudge: expected a mapping claim -> record, found {type(records).__name__} "
+                            "(for a file, use benchscore.tsver.files.as_judge(path))")
+        self.records = dict(records)
 
     @property
     def signature(self):
@@ -281,13 +221,13 @@ _FENCED = re.compile(r"```[ \t]*(?:json)?[ \t]*\n(.*?)```", re.IGNORECASE | re.D
 def parse_reply(text):
     """The judge's JSON object from a reply: the first fenced ```json block that holds an object,
     else the whole reply, else the span from its first "{" to its last "}"; then its counts are
-    validated.  Raises JudgeError for a malformed reply."""
+    validated.  Raises JudgeError for a malformed reply (deep nesting included)."""
     candidates = _FENCED.findall(text)
     candidates += [text, text[text.find("{"):text.rfind("}") + 1]]
     for candidate in candidates:
         try:
-            response = json.loads(candidate)
-        except json.JSONDecodeError:
+            response = parse_json(candidate, "judge reply")
+        except ValueError:
             continue
         if isinstance(response, dict):
             validate_counts(response, "judge reply")
@@ -304,7 +244,7 @@ def _shorten(text, limit=200):
 
 _CACHE_HOME = pathlib.Path(os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache")
 DEFAULT_CACHE_DIR = _CACHE_HOME / "benchscore" / "tsver-ev2r"
-
+MAX_REPLY_BYTES = 8 << 20  # one chat-completions answer
 _RETRY_STATUS = frozenset({408, 409, 429})  # and every 5xx
 
 
@@ -323,13 +263,20 @@ class _Refused(Exception):
 class _Secret:
     """Holds the API key so that no repr, log line or traceback local can show it."""
 
-    __slots__ = ("_value",)
+    __slots__ = ("_value", "_forms")
 
-    def __init__(self, value):
-        self._value = value
+    def __init__(self, raw):
+        self._value = raw.strip()  # a key read from a CRLF .env file ends in "\r"
+        self._forms = sorted({raw, raw.strip(), self._value}, key=len, reverse=True)
 
     def reveal(self):
         return self._value
+
+    def redact(self, text):
+        for form in self._forms:
+            if form:
+                text = text.replace(form, "<hidden>")
+        return text
 
     def __repr__(self):
         return "<hidden>"
@@ -337,11 +284,27 @@ class _Secret:
     __str__ = __repr__
 
 
+def _post(client, url, headers, body, deadline, cancelled):
+    """One POST read as a stream: (status, headers, body bytes); stops at `deadline` (monotonic)."""
+    with client.stream("POST", url, headers=headers, content=body) as answer:
+        chunks, size = [], 0
+        for chunk in answer.iter_bytes():
+            size += len(chunk)
+            if cancelled.is_set() or time.monotonic() > deadline:
+                raise TimeoutError("the reply did not arrive before the deadline")
+            if size > MAX_REPLY_BYTES:
+                raise _Retry(f"the reply is longer than {MAX_REPLY_BYTES >> 20} MiB")
+            chunks.append(chunk)
+        return answer.status_code, answer.headers, b"".join(chunks)
+
+
 class OpenAIJudge:
     """An OpenAI-compatible chat-completions judge with our own one-shot prompt.
 
-    One request per claim to ``{base_url}/chat/completions`` (urllib only), ``temperature`` and
-    ``seed`` sent unless None (pass None for an API that rejects them).  The reply's JSON (fenced
+    One request per claim to ``{base_url}/chat/completions`` (httpx), ``temperature`` and ``seed``
+    sent unless None (pass None for an API that rejects them).  Each request has ONE total deadline,
+    ``timeout`` seconds, whatever the server does (silent, or trickling a byte a second): the request
+    runs in a worker thread and the caller stops waiting at the deadline.  The reply's JSON (fenced
     ```json or bare) is parsed and validated; HTTP 408/409/429/5xx, timeouts, connection errors and
     malformed replies are retried ``max_retries`` times (so ``max_retries + 1`` attempts), waiting
     ``backoff``, ``2 * backoff``, ``4 * backoff``... seconds (at least the server's Retry-After, at
@@ -354,22 +317,27 @@ class OpenAIJudge:
     gives the same numbers; failures are not cached, so a rerun tries them again.
 
     The API key is read from the environment variable ``api_key_env`` when a request is first
-    needed (None: send no key, e.g. a local server); a missing key is a ValueError, not a judge
-    failure.  The key is never logged, cached, or shown in errors or reprs.
+    needed (None: send no key, e.g. a local server), surrounding whitespace stripped; a missing key
+    is a ValueError, not a judge failure.  The key (as read and as stripped) is never logged,
+    cached, returned, or shown in errors or reprs, even when the server echoes it back.
     """
 
     def __init__(self, base_url, model, api_key_env="OPENAI_API_KEY", cache_dir=DEFAULT_CACHE_DIR, max_retries=3,
                  timeout=60.0, concurrency=4, temperature=0, seed=0, progress=True, backoff=1.0):
+        if httpx is None:
+            raise ValueError('the HTTP Ev2R judge needs httpx: pip install "benchscore[judge]" (or pip install httpx)')
         if not isinstance(concurrency, int) or concurrency < 1:
             raise ValueError(f"OpenAIJudge: concurrency must be an int >= 1, found {concurrency!r}")
         if not isinstance(max_retries, int) or max_retries < 0:
             raise ValueError(f"OpenAIJudge: max_retries must be an int >= 0, found {max_retries!r}")
+        if not isinstance(timeout, (int, float)) or not 0 < timeout < float("inf"):
+            raise ValueError(f"OpenAIJudge: timeout must be a number of seconds > 0, found {timeout!r}")
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.model = model
         self.api_key_env = api_key_env
         self.cache_dir = None if cache_dir is None else pathlib.Path(cache_dir)
         self.max_retries = max_retries
-        self.timeout = timeout
+        self.timeout = float(timeout)
         self.concurrency = concurrency
         self.temperature = temperature
         self.seed = seed
@@ -379,6 +347,7 @@ class OpenAIJudge:
         self._slots = threading.BoundedSemaphore(concurrency)
         self._lock = threading.Lock()
         self._key = None
+        self._client = httpx.Client(timeout=httpx.Timeout(self.timeout), follow_redirects=False)
 
     @property
     def signature(self):
@@ -394,7 +363,12 @@ class OpenAIJudge:
         cached = self._read_cache(key)
         if cached is not None:
             return cached
-        prompt = build_prompt(claim, reference, prediction)
+        reply, response = self._ask(build_prompt(claim, reference, prediction))
+        self._write_cache(key, claim, reference, prediction, reply, response)
+        return response
+
+    def _ask(self, prompt):
+        """(reply text, parsed response) after the retries; JudgeError when every attempt failed."""
         reason, wait, failure = "", 0.0, None
         for attempt in range(self.max_retries + 1):
             if attempt:
@@ -403,9 +377,8 @@ class OpenAIJudge:
                             attempt, self.max_retries + 1, reason, delay)
                 time.sleep(delay)
             try:
-                reply = self._request(prompt)
-                response = parse_reply(reply)
-                break
+                reply = self._redact(self._request(prompt))  # a key echoed back never reaches the cache
+                return reply, parse_reply(reply)
             except _Retry as err:
                 reason, wait = str(err), err.wait
             except JudgeError as err:  # a malformed reply: the next attempt may be well-formed
@@ -413,12 +386,9 @@ class OpenAIJudge:
             except _Refused as err:
                 failure = f"Ev2R judge request refused: {err}"
                 break
-        else:
+        if failure is None:
             failure = f"Ev2R judge failed after {self.max_retries + 1} attempts: {reason}"
-        if failure is not None:  # raised here, outside the frames that hold the request headers
-            raise JudgeError(failure)
-        self._write_cache(key, claim, reference, prediction, reply, response)
-        return response
+        raise JudgeError(failure)  # raised here, outside the frames that hold the request headers
 
     def cache_key(self, claim, reference, prediction):
         prompt_hash = hashlib.sha256(PROMPT_INSTRUCTIONS.encode("utf-8")).hexdigest()
@@ -431,51 +401,80 @@ class OpenAIJudge:
     def _api_key(self):
         with self._lock:
             if self._key is None and self.api_key_env is not None:
-                value = os.environ.get(self.api_key_env)
-                if not value:
+                secret = _Secret(os.environ.get(self.api_key_env) or "")
+                if not secret.reveal():
                     raise ValueError(f"OpenAIJudge: the environment variable {self.api_key_env} holding the API "
                                      "key is not set (pass api_key_env=None for a server that needs no key)")
-                self._key = _Secret(value)
+                if not secret.reveal().isascii() or not secret.reveal().isprintable():
+                    raise ValueError(f"OpenAIJudge: the API key in {self.api_key_env} holds characters that cannot "
+                                     "go in an HTTP header (it is not shown)")
+                self._key = secret
             return self._key
 
     def _redact(self, text):
-        return text.replace(self._key.reveal(), "<hidden>") if self._key is not None else text
+        return text if self._key is None else self._key.redact(text)
 
-    def _request(self, prompt):
-        """One POST; returns the reply text, raises _Retry or _Refused."""
+    def _headers(self):
+        headers = {"Content-Type": "application/json"}
+        key = self._api_key()
+        if key is not None:
+            headers["Authorization"] = "Bearer " + key.reveal()
+        return headers
+
+    def _body(self, prompt):
         body = {"model": self.model, "messages": [{"role": "user", "content": prompt}]}
         if self.temperature is not None:
             body["temperature"] = self.temperature
         if self.seed is not None:
             body["seed"] = self.seed
-        headers = {"Content-Type": "application/json"}
-        key = self._api_key()
-        if key is not None:
-            headers["Authorization"] = "Bearer " + key.reveal()
-        data = json.dumps(body).encode("utf-8")
-        request = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
+        return json.dumps(body).encode("utf-8")
+
+    def _send(self, headers, body):
+        """(status, headers, body) of one POST within the total deadline, else _Retry."""
+        deadline = time.monotonic() + self.timeout
+        answers, cancelled = queue.Queue(maxsize=1), threading.Event()
+
+        def work():  # a daemon thread: a server that never stops trickling cannot hold the process
+            try:
+                answers.put(("ok", _post(self._client, self.url, headers, body, deadline, cancelled)))
+            except BaseException as err:  # noqa: BLE001 - handed to the waiting caller
+                answers.put(("error", err))
+
+        threading.Thread(target=work, daemon=True, name="ev2r-judge-request").start()
+        try:
+            kind, value = answers.get(timeout=self.timeout)
+        except queue.Empty:
+            cancelled.set()
+            raise _Retry(f"no complete reply from {self.url} within {self.timeout:g} s") from None
+        if kind == "ok":
+            return value
+        if isinstance(value, _Retry):
+            raise value
+        if isinstance(value, (TimeoutError, httpx.TimeoutException)):
+            raise _Retry(f"no complete reply from {self.url} within {self.timeout:g} s") from None
+        if isinstance(value, (httpx.HTTPError, OSError)):
+            raise _Retry(self._redact(f"{type(value).__name__} from {self.url}: {value}")) from None
+        raise value
+
+    def _request(self, prompt):
+        """One POST; returns the reply text, raises _Retry or _Refused."""
+        headers, body = self._headers(), self._body(prompt)
         with self._slots:
             with self._lock:
                 self.requests_made += 1
-            try:
-                with urllib.request.urlopen(request, timeout=self.timeout) as answer:
-                    payload = answer.read()
-            except urllib.error.HTTPError as err:
-                detail = self._redact(_shorten(_error_body(err)))
-                message = f"HTTP {err.code} from {self.url}: {detail}"
-                if err.code in _RETRY_STATUS or err.code >= 500:
-                    raise _Retry(message, _retry_after(err.headers)) from None
-                raise _Refused(message) from None
-            except (TimeoutError, ConnectionError, urllib.error.URLError, http.client.HTTPException) as err:
-                reason = getattr(err, "reason", err)
-                raise _Retry(self._redact(f"{type(err).__name__} from {self.url}: {reason}")) from None
+            status, answer_headers, payload = self._send(headers, body)
+        text = payload.decode("utf-8", "replace")
+        if status >= 400:
+            message = f"HTTP {status} from {self.url}: {self._redact(_shorten(text.strip()))}"
+            if status in _RETRY_STATUS or status >= 500:
+                raise _Retry(message, _retry_after(answer_headers))
+            raise _Refused(message)
         try:
-            content = json.loads(payload)["choices"][0]["message"]["content"]
+            content = parse_json(text, "reply")["choices"][0]["message"]["content"]
         except (ValueError, LookupError, TypeError):
             content = None
         if not isinstance(content, str):
-            text = self._redact(_shorten(payload.decode("utf-8", "replace")))
-            raise _Retry(f"not a chat-completions answer: {text!r}")
+            raise _Retry(f"not a chat-completions answer: {self._redact(_shorten(text))!r}")
         return content
 
     # -- cache -------------------------------------------------------------------------------
@@ -488,7 +487,7 @@ class OpenAIJudge:
             return None
         path = self._cache_path(key)
         try:
-            entry = json.loads(path.read_text(encoding="utf-8"))
+            entry = parse_json(path.read_text(encoding="utf-8"), str(path))
             validate_counts(entry["response"], "cache entry")
             return entry["response"]
         except FileNotFoundError:
@@ -511,13 +510,6 @@ class OpenAIJudge:
         os.replace(out.name, path)
 
 
-def _error_body(err):
-    try:
-        return err.read().decode("utf-8", "replace").strip()
-    except (OSError, http.client.HTTPException):  # the body itself was cut off
-        return ""
-
-
 def _retry_after(headers):
     try:
         return max(0.0, float(headers.get("Retry-After", 0)))
@@ -529,12 +521,12 @@ def _retry_after(headers):
 
 
 def as_judge(judge):
-    """A judge from what a user passes: a path (RecordedJudge), a mapping (RecordedJudge), a judge
-    object (callable with a ``signature``, as the classes here, or copies of them) as is, or any
-    other callable (CallableJudge)."""
+    """A judge from what a user passes: a mapping claim -> record (RecordedJudge), a judge object
+    (callable with a ``signature``, as the classes here) as is, or any other callable (CallableJudge).
+    A path of recorded judge outputs goes through ``files.as_judge``."""
     if callable(judge) and hasattr(judge, "signature"):
         return judge
-    if isinstance(judge, (str, os.PathLike, Mapping)):
+    if isinstance(judge, Mapping):
         return RecordedJudge(judge)
     if callable(judge):
         return CallableJudge(judge)
@@ -546,8 +538,7 @@ def run_judge(judge, items, concurrency=None, progress=None):
 
     ``concurrency`` and ``progress`` default to the judge's own settings (1 and False for judges
     without them).  The progress bar (tqdm, on stderr) is shown only when tqdm is installed.
-    A JudgeError (see ``is_judge_failure``) becomes an outcome with ``error``; any other exception
-    propagates.
+    A JudgeError becomes an outcome with ``error``; any other exception propagates.
     """
     items = [tuple(item) for item in items]
     concurrency = concurrency or getattr(judge, "concurrency", 1)
@@ -555,17 +546,14 @@ def run_judge(judge, items, concurrency=None, progress=None):
     bar = _progress_bar(len(items), show)
 
     def one(item):
-        claim = item[0]
         try:
             response = judge(*item)
             counts = validate_counts(response)
-        except Exception as err:
-            if not is_judge_failure(err):
-                raise
-            return JudgeOutcome(claim, error=str(err))
+        except JudgeError as err:
+            return JudgeOutcome(item[0], error=str(err))
         finally:
             bar.update(1)
-        return JudgeOutcome(claim, counts=counts, response=dict(response))
+        return JudgeOutcome(item[0], counts=counts, response=dict(response))
 
     try:
         if concurrency == 1:
@@ -579,6 +567,16 @@ def run_judge(judge, items, concurrency=None, progress=None):
                 raise
     finally:
         bar.close()
+
+
+def judge_claims(judge, items, n_claims):
+    """Runs `judge` on `scoring.ev2r_items`; returns (per claim: None (not judged), the counts, or the
+    failure message (str); the judge's signature)."""
+    outcomes = run_judge(judge, [item for _, item in items])
+    per_claim = [None] * n_claims
+    for (i, _), outcome in zip(items, outcomes):
+        per_claim[i] = outcome.counts if outcome.error is None else outcome.error
+    return per_claim, getattr(judge, "signature", "callable")
 
 
 class _NoBar:

@@ -13,9 +13,11 @@ import os
 
 import datasets
 
-from .scoring import read_gold
-from .scoring import read_predictions
-from .scoring import series_rows
+from benchscore.core.readers import at_line
+from benchscore.core.readers import iter_lines
+from benchscore.tsver.files import read_predictions
+from benchscore.tsver.files import read_references
+from benchscore.tsver.scoring import series_rows
 
 RANGES = datasets.List({"from": datasets.Value("int32"), "to": datasets.Value("int32")})
 TIME_SERIES = datasets.List({"series": datasets.Value("string"), "ranges": RANGES})
@@ -45,7 +47,7 @@ def reference(record):
 
 
 def prediction(aligned):
-    """One aligned prediction (`scoring.read_predictions`; None = no line) as a `predictions` example."""
+    """One aligned prediction (`files.read_predictions`; None = no line) as a `predictions` example."""
     if aligned is None:
         return {"verdict": None, "explanation": None, "time_series": None}
     return {"verdict": aligned["verdict"], "explanation": aligned["explanation"],
@@ -53,9 +55,9 @@ def prediction(aligned):
 
 
 def gold_dataset(path):
-    """tsver_{test,dev}.jsonl -> Dataset with FEATURES (validated by `scoring.read_gold`)."""
+    """tsver_{test,dev}.jsonl -> Dataset with FEATURES (validated by `files.read_references`)."""
     rows = [{"claim": r["Claim"], "claimant": r.get("Claimant"), "date": r.get("Date"), "publisher": r.get("Publisher"),
-             "url": r.get("URL"), **reference(r)} for r in read_gold(path)]
+             "url": r.get("URL"), **reference(r)} for r in read_references(path)]
     return datasets.Dataset.from_list(rows, features=FEATURES)
 
 
@@ -66,24 +68,56 @@ def load_tsver(data_dir, splits=("test", "dev")):
 
 def predictions_dataset(predictions_path, gold_path):
     """A prediction JSONL aligned to the gold file (official alignment) as a Dataset of `predictions`."""
-    claims = [r["Claim"] for r in read_gold(gold_path)]
+    claims = [r["Claim"] for r in read_references(gold_path)]
     return datasets.Dataset.from_list([prediction(p) for p in read_predictions(predictions_path, claims)],
                                       features=PREDICTION_FEATURES)
 
 
-def load_time_series(data_dir, series_id):
-    """time_series/csv/<series_id>.csv as a Dataset: "Date" (int year) and one float column per
-    country code (None where empty). For systems; the metric does not need the tables."""
-    path = os.path.join(data_dir, "time_series", "csv", f"{series_id}.csv")
+def _series_path(data_dir, series_id):
+    """time_series/csv/<series_id>.csv, refusing an id that would leave that folder (e.g. "../../x")."""
+    folder = os.path.realpath(os.path.join(data_dir, "time_series", "csv"))
+    if not isinstance(series_id, str) or not series_id or any(c in series_id for c in "/\\\0") \
+            or series_id in (".", ".."):
+        raise ValueError(f"series id {series_id!r} is not a file name; expected the name of a CSV file in {folder} "
+                         "without '.csv' (no '/', '\\' or '..')")
+    path = os.path.join(folder, f"{series_id}.csv")
+    if os.path.dirname(os.path.realpath(path)) != folder:
+        raise ValueError(f"series id {series_id!r} leads outside {folder}; expected a CSV file in that folder")
     if not os.path.exists(path):
         raise ValueError(f"no time series {series_id!r}: {path} does not exist")
-    with open(path, encoding="utf-8", newline="") as f:
-        reader = csv.reader(f)
-        header = next(reader)
-        if header[0] != "Date":
-            raise ValueError(f"{path}: expected the first column 'Date', found {header[0]!r}")
-        rows = [[int(row[0])] + [float(v) if v else None for v in row[1:]] for row in reader]
+    return path
+
+
+def _csv_row(path, number, row, n_columns):
+    if len(row) != n_columns:
+        raise at_line(path, number, f"found {len(row)} comma-separated fields; expected {n_columns} (as the header)")
+    try:
+        year = int(row[0])
+    except ValueError:
+        year = None
+    if year is None or not -2 ** 31 <= year < 2 ** 31:
+        raise at_line(path, number, f"Date is {row[0][:40]!r}; expected an integer year")
+    try:
+        return [year] + [float(v) if v else None for v in row[1:]]
+    except ValueError:
+        raise at_line(path, number, "a value is not a number; expected numbers or empty cells") from None
+
+
+def load_time_series(data_dir, series_id):
+    """time_series/csv/<series_id>.csv as a Dataset: "Date" (int year) and one float column per
+    country code (None where empty). For systems; the metric does not need the tables. A malformed
+    table is a `FILE:LINE:` error."""
+    path = _series_path(data_dir, series_id)
+    texts = [text for _, text in iter_lines(path)]  # UTF-8 checked, BOM dropped, line ends removed
+    reader = csv.reader(texts)
+    rows = [(reader.line_num, row) for row in reader if row]
+    header = rows[0][1] if rows else []
+    if header[:1] != ["Date"] or len(set(header)) != len(header):
+        found = f"the header {','.join(header)[:80]!r}" if header else "no header"
+        raise at_line(path, rows[0][0] if rows else 1, f"found {found}; expected 'Date' then one distinct column "
+                                                        "per country code")
+    values = [_csv_row(path, number, row, len(header)) for number, row in rows[1:]]
     features = datasets.Features({"Date": datasets.Value("int32"),
                                   **{code: datasets.Value("float64") for code in header[1:]}})
-    return datasets.Dataset.from_dict({name: [row[j] for row in rows] for j, name in enumerate(header)},
+    return datasets.Dataset.from_dict({name: [row[j] for row in values] for j, name in enumerate(header)},
                                       features=features)

@@ -1,17 +1,25 @@
-"""TSVer scoring, framework-free: per-claim statistics, then `aggregate` over them.
+"""TSVer scoring, framework-free: check the inputs, per-claim statistics, then `aggregate` over them.
 
 Follows the official scorer (`baseline/compute_metrics.py` of marekstrong/TSVer at 7dd35f2) as the
 spec describes it, quirks included; every departure is a named option that enters `signature`.
 
-    stats = [claim_stats(g["Verdict"], g["TimeSeries"], p) for g, p in zip(gold, aligned)]
-    result = aggregate(stats)            # official numbers; aggregate(stats, strict=True) etc.
+    stats = item_stats(gold, predictions)      # one ItemStats per gold claim, computed once
+    result = aggregate(stats)                  # official numbers; aggregate(stats, strict=True) etc.
+    result = score(gold, predictions)          # both, with the signature and warnings
 
-`stats` are plain dicts, so slices, merged shards and bootstrap samples never re-score.
+`gold`: official records ({"Claim", "Verdict", "TimeSeries", "Justifications"}); `predictions`:
+one per gold claim, None (no prediction line) or {"verdict", "explanation", "ranges"} (ranges in
+the official dict form series id -> [{"from", "to"}]). `files.py` reads both from the official
+files; slices, merged shards and bootstrap samples reuse the statistics and never re-score.
+No file IO here.
 """
 
-import json
+import dataclasses
 import math
-import warnings
+from collections import Counter
+
+import benchscore
+from benchscore.core.readers import at_example
 
 VERSION = "1.0.0"
 
@@ -30,10 +38,31 @@ EV2R_AGGREGATIONS = ("tsver", "paper")
 
 # Verdict outcome of one claim.
 OK, ERROR, UNMATCHED, MISSING = "ok", "error", "unmatched", "missing"
+SHOWN = 10  # claim indices named in one warning
 
 
 class TSVerWarning(UserWarning):
     """Input the official scorer accepts silently but that probably is a mistake."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ItemStats:
+    """What one gold claim contributes: its verdict outcome, its TSCS terms and its Ev²R counts."""
+
+    status: str  # OK, ERROR, UNMATCHED or MISSING
+    verdict: str | None  # the predicted verdict as written (None: no prediction line)
+    gold: str  # the gold label
+    label: str | None  # the matched label
+    correct: bool
+    tscs: float
+    iou: float
+    precision: float
+    recall: float
+    f1: float
+    series: dict  # series id -> {"iou", "intersection", "union"} over the matched series
+    empty: bool  # the official short cut: either side has no series
+    ev2r: dict | None = None  # the judge's four counts (None: not judged)
+    ev2r_failure: str | None = None  # why the judge failed on this claim
 
 
 def _words(text):
@@ -127,159 +156,66 @@ def coverage(gold_series, predicted_series):
             "series": series, "empty": False}
 
 
+# ---------------------------------------------------------------- input checks
+
+
+def _is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def ev2r_counts(record, where="Ev2R record"):
     """The four int counts of a judge record; a missing key counts 0 (as the official sum does)."""
     if not isinstance(record, dict):
         raise TypeError(f"{where}: expected a dict with the keys {list(EV2R_KEYS)}, found {type(record).__name__}")
-    counts = {}
-    for key in EV2R_KEYS:
-        value = record.get(key, 0)
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    counts = {key: record.get(key, 0) for key in EV2R_KEYS}
+    for key, value in counts.items():
+        if not _is_int(value) or value < 0:
             raise ValueError(f"{where}: {key!r} must be a non-negative int, found {value!r}")
-        counts[key] = value
     return counts
 
 
-def claim_stats(gold_verdict, gold_series, prediction, ev2r=None, ev2r_failure=None):
-    """Everything `aggregate` needs about one gold claim.
-
-    gold_verdict: one of LABELS. gold_series: series id -> ranges.
-    prediction: None (no prediction line) or {"verdict": str, "ranges": series id -> ranges | None}.
-    ev2r: the judge's four counts for this claim (None when not judged); ev2r_failure: why the
-    judge failed (str), counted and reported by `aggregate`.
-    """
-    if gold_verdict not in LABELS:
-        raise ValueError(f"gold Verdict must be one of {list(LABELS)}, found {gold_verdict!r}")
-    verdict = None if prediction is None else prediction["verdict"]
-    status, label = verdict_outcome(verdict)
-    terms = coverage(gold_series, None if prediction is None else prediction["ranges"])
-    return {
-        "status": status,
-        "verdict": verdict,
-        "gold": gold_verdict,
-        "label": label,
-        "correct": status == OK and label == gold_verdict,
-        **terms,
-        "ev2r": None if ev2r is None else ev2r_counts(ev2r),
-        "ev2r_failure": ev2r_failure,
-    }
+def _check_ranges(series, ranges, where):
+    if not isinstance(ranges, list):
+        raise ValueError(f"{where}: series {series!r}: found {type(ranges).__name__}; "
+                         "expected a list of {from, to} ranges")
+    for i, r in enumerate(ranges):
+        if not (isinstance(r, dict) and _is_int(r.get("from")) and _is_int(r.get("to"))):
+            shown = repr(r) if len(repr(r)) < 200 else repr(r)[:200] + "..."
+            raise ValueError(f'{where}: series {series!r} range {i}: found {shown}; expected {{"from": int, "to": int}}')
 
 
-def _mean(values):
-    # fsum: exact, so the result does not depend on claim order or on how shards were merged.
-    return math.fsum(values) / len(values) if values else None
+def check_series(value, where, allow_none=True):
+    """`value` as series id -> list of {"from": int, "to": int}; a clear error naming `where` otherwise."""
+    if value is None and allow_none:
+        return None
+    if not isinstance(value, dict):
+        raise ValueError(f"{where}: found {type(value).__name__}; expected an object mapping series id -> list "
+                         f"of {{from, to}} ranges{' or null' if allow_none else ''}")
+    for series, ranges in value.items():
+        _check_ranges(series, ranges, where)
+    return value
 
 
-def _macro_f1(pairs):
-    """sklearn-style macro F1 over all four LABELS, zero division -> 0.
-
-    A predicted label of None (error line; in strict mode also missing/unmatched) is a miss for
-    the gold label and a false positive for none.
-    """
-    scores = []
-    for label in LABELS:
-        tp = sum(1 for g, p in pairs if g == label and p == label)
-        fp = sum(1 for g, p in pairs if g != label and p == label)
-        fn = sum(1 for g, p in pairs if g == label and p != label)
-        scores.append(2 * tp / (2 * tp + fp + fn) if tp else 0.0)
-    return _mean(scores) if pairs else None
-
-
-def _round4(x):
-    return round(x, 4)
+def check_gold(record, where):
+    """One official gold record: Claim (str), Verdict (a label), TimeSeries, Justifications (list of str)."""
+    for key in ("Claim", "Verdict", "TimeSeries", "Justifications"):
+        if key not in record:
+            raise ValueError(f"{where}: gold claim has no {key!r} key; expected Claim, Verdict, TimeSeries, "
+                             "Justifications")
+    if not isinstance(record["Claim"], str):
+        raise ValueError(f"{where}: 'Claim' is {type(record['Claim']).__name__}; expected a string")
+    if record["Verdict"] not in LABELS:
+        raise ValueError(f"{where}: 'Verdict' must be one of {list(LABELS)}, found {_short(record['Verdict'])}")
+    check_series(record["TimeSeries"], f"{where}: 'TimeSeries'", allow_none=False)
+    justifications = record["Justifications"]
+    if not isinstance(justifications, list) or not all(isinstance(j, str) for j in justifications):
+        raise ValueError(f"{where}: 'Justifications' must be a list of strings")
+    return record
 
 
-def ev2r_aggregate(records, aggregation="tsver"):
-    """Ev²R precision, recall and F1 from the judged claims' counts.
-
-    "tsver" (official TSVer): micro sums; P = sp/cp, R = sp/cr (sic: the predicted side's support
-    over the reference count), F1 from the unrounded P and R, then P, R, F1 each rounded to 4
-    decimals. "paper" (Ev²R paper, FEVER-8): per-claim P = sp/cp, R = sr/cr, F1 of those, each
-    averaged over the judged claims, unrounded.
-    """
-    if aggregation not in EV2R_AGGREGATIONS:
-        raise ValueError(f"ev2r_aggregation must be one of {list(EV2R_AGGREGATIONS)}, found {aggregation!r}")
-    cp_key, sp_key, cr_key, sr_key = EV2R_KEYS
-    ratio = lambda a, b: a / b if b else 0.0  # noqa: E731
-    f1 = lambda p, r: 2 * p * r / (p + r) if p + r else 0.0  # noqa: E731
-    if aggregation == "tsver":
-        sp = sum(c[sp_key] for c in records)
-        p, r = ratio(sp, sum(c[cp_key] for c in records)), ratio(sp, sum(c[cr_key] for c in records))
-        return {"precision": _round4(p), "recall": _round4(r), "f1": _round4(f1(p, r))}
-    if not records:
-        return {"precision": None, "recall": None, "f1": None}
-    ps = [ratio(c[sp_key], c[cp_key]) for c in records]
-    rs = [ratio(c[sr_key], c[cr_key]) for c in records]
-    return {"precision": _mean(ps), "recall": _mean(rs), "f1": _mean([f1(p, r) for p, r in zip(ps, rs)])}
-
-
-def aggregate(stats, strict=False, ev2r_aggregation="tsver"):
-    """Corpus numbers from per-claim `claim_stats`, as fractions (the official table prints x100).
-
-    Official denominators (strict=False): accuracy and macro-F1 over claims with a prediction line
-    whose verdict matched a label or is "error" (always wrong); TSCS and the mean IoU/P/R/F1 over
-    claims with a prediction line (any verdict). strict=True: every gold claim counts in both, a
-    missing or unmatched verdict is wrong and a missing prediction scores 0.
-    """
-    counted_statuses = {OK, ERROR, UNMATCHED, MISSING} if strict else {OK, ERROR}
-    counted = [s for s in stats if s["status"] in counted_statuses]
-    in_tscs = stats if strict else [s for s in stats if s["status"] != MISSING]
-    confusion = [[0] * len(LABELS) for _ in LABELS]
-    for s in stats:
-        if s["status"] == OK:
-            confusion[LABELS.index(s["gold"])][LABELS.index(s["label"])] += 1
-    result = {
-        "verdict_accuracy": _mean([1.0 if s["correct"] else 0.0 for s in counted]),
-        "verdict_macro_f1": _macro_f1([(s["gold"], s["label"]) for s in counted]),
-        "tscs": _mean([s["tscs"] for s in in_tscs]),
-        "iou": _mean([s["iou"] for s in in_tscs]),
-        "precision": _mean([s["precision"] for s in in_tscs]),
-        "recall": _mean([s["recall"] for s in in_tscs]),
-        "f1": _mean([s["f1"] for s in in_tscs]),
-        "n_claims": len(stats),
-        "n_scored": len(counted),
-        "n_in_tscs": len(in_tscs),
-        "n_correct": sum(1 for s in counted if s["correct"]),
-        "n_unmatched": sum(1 for s in stats if s["status"] == UNMATCHED),
-        "n_errors": sum(1 for s in stats if s["status"] == ERROR),
-        "n_missing": sum(1 for s in stats if s["status"] == MISSING),
-        "confusion_matrix": confusion,
-    }
-    judged = [s["ev2r"] for s in stats if s["ev2r"] is not None]
-    failed = sum(1 for s in stats if s["ev2r_failure"] is not None)
-    if judged or failed:
-        ev2r = ev2r_aggregate(judged, ev2r_aggregation)
-        result.update({f"ev2r_{k}": v for k, v in ev2r.items()})
-        result.update({"n_ev2r_judged": len(judged), "n_ev2r_failed": failed})
-    return result
-
-
-def with_file_ev2r(result, file_records):
-    """The official Ev²R over a *recorded judge file*: it sums every record in the file.
-
-    That includes records the claim-aligned path never reads: a claim recorded twice (both count),
-    and claims not in the gold file or without a prediction line. Where the file holds such extra
-    records (more records than judged claims), the official "tsver" numbers are recomputed from all
-    `file_records` (the raw ev2r_response dicts) with a warning, so a file gives the official
-    number; the per-claim statistics (slices, resampling) keep the claim-aligned records.
-    """
-    if result.get("n_ev2r_judged") is None or len(file_records) <= result["n_ev2r_judged"]:
-        return result
-    warnings.warn(
-        f"the Ev2R file holds {len(file_records)} records for {result['n_ev2r_judged']} judged claims "
-        "(duplicates, or claims without a prediction line or not in the gold file); as the official "
-        "scorer, Ev2R sums all of them",
-        TSVerWarning,
-        stacklevel=2,
-    )
-    official = ev2r_aggregate([ev2r_counts(r) for r in file_records], "tsver")
-    return {**result, **{f"ev2r_{k}": v for k, v in official.items()}, "n_ev2r_records": len(file_records)}
-
-
-def signature(strict=False, ev2r_aggregation="tsver", judge="none"):
-    """`tsver|version:...|strict:...|ev2r:...|judge:...`: what makes two numbers comparable."""
-    return (f"tsver|version:{VERSION}|strict:{'yes' if strict else 'no'}"
-            f"|ev2r:{ev2r_aggregation}|judge:{judge}")
+def _short(value, limit=80):
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def ranges_from_rows(rows, where="time_series"):
@@ -304,6 +240,316 @@ def series_rows(series):
             for s, ranges in series.items()]
 
 
+INT32 = (-(2 ** 31), 2 ** 31 - 1)  # the evaluate module stores years as int32
+PREDICTION_KEYS = ("verdict", "explanation", "time_series")
+REFERENCE_KEYS = ("claim", "verdict", "justifications", "time_series")
+
+
+def _check_keys(value, keys, index, side):
+    if not isinstance(value, dict):
+        raise TypeError(f"example {index}: {side} is {type(value).__name__}; expected a dict with the keys {list(keys)}")
+    if set(value) != set(keys):
+        missing, extra = sorted(set(keys) - set(value)), sorted(map(str, set(value) - set(keys)))
+        raise at_example(index, f"{side} has {'missing keys ' + str(missing) if missing else ''}"
+                                f"{' and ' if missing and extra else ''}{'unknown keys ' + str(extra) if extra else ''}; "
+                                f"expected exactly {list(keys)}")
+
+
+def _check_text(value, index, what, optional=True):
+    if not (isinstance(value, str) or optional and value is None):
+        raise at_example(index, f"{what} is {_short(value)}; expected a string{' or None' if optional else ''}")
+
+
+def _check_year(value, index, where):
+    if not _is_int(value) or not INT32[0] <= value <= INT32[1]:
+        raise at_example(index, f"{where} is {_short(value)}; expected an integer year (32-bit)")
+
+
+def check_rows(rows, index, what):
+    """The `datasets` form of series ([{"series": str, "ranges": [{"from": int, "to": int}]}]) of one example."""
+    if not isinstance(rows, (list, tuple)):
+        raise at_example(index, f"{what} is {type(rows).__name__}; expected a list of {{series, ranges}}")
+    for row in rows:
+        if not isinstance(row, dict) or set(row) != {"series", "ranges"} or not isinstance(row["ranges"], list):
+            raise at_example(index, f"{what} holds {_short(row)}; expected {{\"series\": str, \"ranges\": [...]}}")
+        _check_text(row["series"], index, f"{what} series id", optional=False)
+        for r in row["ranges"]:
+            if not isinstance(r, dict) or set(r) != {"from", "to"}:
+                raise at_example(index, f"{what} range {_short(r)}; expected {{\"from\": int, \"to\": int}}")
+            _check_year(r["from"], index, f"{what} {row['series']!r} 'from'")
+            _check_year(r["to"], index, f"{what} {row['series']!r} 'to'")
+    try:
+        ranges_from_rows(rows, what)
+    except ValueError as err:
+        raise at_example(index, str(err)) from None
+
+
+def check_example(prediction, reference, index):
+    """One evaluate example (`datasets` form), checked before Arrow sees it; errors name `example index`."""
+    _check_keys(prediction, PREDICTION_KEYS, index, "prediction")
+    _check_keys(reference, REFERENCE_KEYS, index, "reference")
+    _check_text(prediction["verdict"], index, "predictions['verdict']")
+    _check_text(prediction["explanation"], index, "predictions['explanation']")
+    if prediction["time_series"] is not None:
+        check_rows(prediction["time_series"], index, "predictions['time_series']")
+    _check_text(reference["claim"], index, "references['claim']", optional=False)
+    if reference["verdict"] not in LABELS:
+        raise at_example(index, f"references['verdict'] is {_short(reference['verdict'])}; expected one of "
+                                f"{list(LABELS)}")
+    justifications = reference["justifications"]
+    if not isinstance(justifications, list) or not all(isinstance(j, str) for j in justifications):
+        raise at_example(index, "references['justifications'] must be a list of strings")
+    check_rows(reference["time_series"], index, "references['time_series']")
+
+
+def from_example(prediction, reference):
+    """(official gold record, aligned prediction or None) of one checked evaluate example."""
+    gold = {"Claim": reference["claim"], "Verdict": reference["verdict"], "Justifications": reference["justifications"],
+            "TimeSeries": ranges_from_rows(reference["time_series"])}
+    if prediction["verdict"] is None:
+        return gold, None
+    return gold, {"verdict": prediction["verdict"], "explanation": prediction["explanation"],
+                  "ranges": ranges_from_rows(prediction["time_series"])}
+
+
+# ---------------------------------------------------------------- per-claim statistics
+
+
+def claim_item(gold_verdict, gold_series, prediction, ev2r=None, ev2r_failure=None):
+    """The ItemStats of one gold claim (inputs already checked).
+
+    gold_verdict: one of LABELS. gold_series: series id -> ranges.
+    prediction: None (no prediction line) or {"verdict": str, "ranges": series id -> ranges | None}.
+    ev2r: the judge's four counts for this claim (None when not judged); ev2r_failure: why the
+    judge failed (str), counted and reported by `aggregate`.
+    """
+    verdict = None if prediction is None else prediction["verdict"]
+    status, label = verdict_outcome(verdict)
+    terms = coverage(gold_series, None if prediction is None else prediction["ranges"])
+    return ItemStats(status=status, verdict=verdict, gold=gold_verdict, label=label,
+                     correct=status == OK and label == gold_verdict, **terms,
+                     ev2r=None if ev2r is None else ev2r_counts(ev2r), ev2r_failure=ev2r_failure)
+
+
+def item_stats(gold, predictions, ev2r=None):
+    """One ItemStats per official gold record and its aligned prediction (or None).
+
+    `ev2r`: None, or per claim None / the judge's counts / its failure message (str).
+    """
+    if len(predictions) != len(gold):
+        raise ValueError(f"{len(predictions)} predictions for {len(gold)} gold claims; align them first")
+    ev2r = [None] * len(gold) if ev2r is None else ev2r
+    stats = []
+    for i, (g, p, e) in enumerate(zip(gold, predictions, ev2r)):
+        failure = e if isinstance(e, str) else None
+        if g["Verdict"] not in LABELS:
+            raise at_example(i, f"gold Verdict must be one of {list(LABELS)}, found {_short(g['Verdict'])}")
+        try:
+            stats.append(claim_item(g["Verdict"], g["TimeSeries"], p, None if failure else e, failure))
+        except (TypeError, ValueError) as err:
+            raise type(err)(f"example {i} ({str(g['Claim'])[:60]!r}): {err}") from None
+    return stats
+
+
+# ---------------------------------------------------------------- corpus numbers
+
+
+def _mean(values):
+    # fsum: exact, so the result does not depend on claim order or on how shards were merged.
+    return math.fsum(values) / len(values) if values else None
+
+
+def _macro_f1(pairs):
+    """sklearn-style macro F1 over all four LABELS, zero division -> 0.
+
+    A predicted label of None (error line; in strict mode also missing/unmatched) is a miss for
+    the gold label and a false positive for none.
+    """
+    if not pairs:
+        return None
+    tp = Counter(g for g, p in pairs if g == p)
+    gold = Counter(g for g, _ in pairs)
+    predicted = Counter(p for _, p in pairs)
+    scores = []
+    for label in LABELS:
+        fp, fn = predicted[label] - tp[label], gold[label] - tp[label]
+        scores.append(2 * tp[label] / (2 * tp[label] + fp + fn) if tp[label] else 0.0)
+    return _mean(scores)
+
+
+def _ratio(a, b):
+    return a / b if b else 0.0
+
+
+def _f1(p, r):
+    return 2 * p * r / (p + r) if p + r else 0.0
+
+
+def _ev2r_tsver(records):
+    cp_key, sp_key, cr_key, _ = EV2R_KEYS
+    sp = sum(c[sp_key] for c in records)
+    p, r = _ratio(sp, sum(c[cp_key] for c in records)), _ratio(sp, sum(c[cr_key] for c in records))
+    return {"precision": round(p, 4), "recall": round(r, 4), "f1": round(_f1(p, r), 4)}
+
+
+def _ev2r_paper(records):
+    if not records:
+        return {"precision": None, "recall": None, "f1": None}
+    cp_key, sp_key, cr_key, sr_key = EV2R_KEYS
+    ps = [_ratio(c[sp_key], c[cp_key]) for c in records]
+    rs = [_ratio(c[sr_key], c[cr_key]) for c in records]
+    return {"precision": _mean(ps), "recall": _mean(rs), "f1": _mean([_f1(p, r) for p, r in zip(ps, rs)])}
+
+
+def check_aggregation(ev2r_aggregation):
+    if ev2r_aggregation not in EV2R_AGGREGATIONS:
+        raise ValueError(f"ev2r_aggregation must be one of {list(EV2R_AGGREGATIONS)}, found {ev2r_aggregation!r}")
+
+
+def ev2r_aggregate(records, aggregation="tsver"):
+    """Ev²R precision, recall and F1 from the judged claims' counts.
+
+    "tsver" (official TSVer): micro sums; P = sp/cp, R = sp/cr (sic: the predicted side's support
+    over the reference count), F1 from the unrounded P and R, then P, R, F1 each rounded to 4
+    decimals. "paper" (Ev²R paper, FEVER-8): per-claim P = sp/cp, R = sr/cr, F1 of those, each
+    averaged over the judged claims, unrounded.
+    """
+    check_aggregation(aggregation)
+    return _ev2r_tsver(records) if aggregation == "tsver" else _ev2r_paper(records)
+
+
+def _confusion(stats):
+    confusion = [[0] * len(LABELS) for _ in LABELS]
+    for s in stats:
+        if s.status == OK:
+            confusion[LABELS.index(s.gold)][LABELS.index(s.label)] += 1
+    return confusion
+
+
+def _indices(stats, keep):
+    found = [i for i, s in enumerate(stats) if keep(s)]
+    return found, ", ".join(map(str, found[:SHOWN])) + (", ..." if len(found) > SHOWN else "")
+
+
+def _verdict_warnings(stats):
+    """What the official matcher does silently to a verdict and changes a number: said once per kind."""
+    warnings = []
+    unmatched, shown = _indices(stats, lambda s: s.status == UNMATCHED)
+    if unmatched:
+        warnings.append(f"{len(unmatched)} predicted verdict(s) match no label (claims {shown}); as the official "
+                        "scorer, they are left out of the verdict scores")
+    empty, shown = _indices(stats, lambda s: s.status == OK and not s.verdict.strip())
+    if empty:
+        warnings.append(f"{len(empty)} predicted verdict(s) are empty (claims {shown}); as the official matcher, "
+                        "they count as 'Supported'")
+    return warnings
+
+
+def _ev2r_part(stats, ev2r_aggregation):
+    """The Ev²R numbers and counts (none without a judge); not available when every judge call failed."""
+    judged = [s.ev2r for s in stats if s.ev2r is not None]
+    failures = [s.ev2r_failure for s in stats if s.ev2r_failure is not None]
+    if not judged and not failures:
+        return {}, []
+    if judged:
+        ev2r = ev2r_aggregate(judged, ev2r_aggregation)
+        warnings = []
+    else:  # never a silent 0: the judge gave nothing to average
+        ev2r = {"precision": None, "recall": None, "f1": None}
+        warnings = [f"Ev2R not available: the judge failed on all {len(failures)} claim(s) it was asked about "
+                    f"(first failure: {failures[0][:300]})"]
+    result = {f"ev2r_{k}": v for k, v in ev2r.items()}
+    result.update({"n_ev2r_judged": len(judged), "n_ev2r_failed": len(failures)})
+    return result, warnings
+
+
+def aggregate(stats, strict=False, ev2r_aggregation="tsver"):
+    """Corpus numbers from per-claim `ItemStats`, as fractions (the official table prints x100).
+
+    Official denominators (strict=False): accuracy and macro-F1 over claims with a prediction line
+    whose verdict matched a label or is "error" (always wrong); TSCS and the mean IoU/P/R/F1 over
+    claims with a prediction line (any verdict). strict=True: every gold claim counts in both, a
+    missing or unmatched verdict is wrong and a missing prediction scores 0. `warnings`: what the
+    official rules did silently that changes a number.
+    """
+    check_aggregation(ev2r_aggregation)
+    counted_statuses = {OK, ERROR, UNMATCHED, MISSING} if strict else {OK, ERROR}
+    counted = [s for s in stats if s.status in counted_statuses]
+    in_tscs = stats if strict else [s for s in stats if s.status != MISSING]
+    statuses = Counter(s.status for s in stats)
+    result = {
+        "verdict_accuracy": _mean([1.0 if s.correct else 0.0 for s in counted]),
+        "verdict_macro_f1": _macro_f1([(s.gold, s.label) for s in counted]),
+        **{name: _mean([getattr(s, name) for s in in_tscs]) for name in ("tscs", "iou", "precision", "recall", "f1")},
+        "n_claims": len(stats),
+        "n_scored": len(counted),
+        "n_in_tscs": len(in_tscs),
+        "n_correct": sum(1 for s in counted if s.correct),
+        "n_unmatched": statuses[UNMATCHED],
+        "n_errors": statuses[ERROR],
+        "n_missing": statuses[MISSING],
+        "confusion_matrix": _confusion(stats),
+    }
+    ev2r, ev2r_warnings = _ev2r_part(stats, ev2r_aggregation)
+    result.update(ev2r)
+    result["warnings"] = _verdict_warnings(stats) + ev2r_warnings
+    return result
+
+
+def file_ev2r(result, file_records):
+    """The official Ev²R over a *recorded judge file*: it sums every record in the file.
+
+    That includes records the claim-aligned path never reads: a claim recorded twice (both count),
+    and claims not in the gold file or without a prediction line. Where the file holds such extra
+    records (more records than judged claims), the official "tsver" numbers are recomputed from all
+    `file_records` (the raw ev2r_response dicts) with a warning in the result, so a file gives the
+    official number; the per-claim statistics (slices, resampling) keep the claim-aligned records.
+    """
+    if result.get("n_ev2r_judged") is None or len(file_records) <= result["n_ev2r_judged"]:
+        return result
+    warning = (f"the Ev2R file holds {len(file_records)} records for {result['n_ev2r_judged']} judged claims "
+               "(duplicates, or claims without a prediction line or not in the gold file); as the official "
+               "scorer, Ev2R sums all of them")
+    official = ev2r_aggregate([ev2r_counts(r) for r in file_records], "tsver")
+    return {**result, **{f"ev2r_{k}": v for k, v in official.items()}, "n_ev2r_records": len(file_records),
+            "warnings": [w for w in result["warnings"] if not w.startswith("Ev2R not available")] + [warning]}
+
+
+def signature(strict=False, ev2r_aggregation="tsver", judge="none"):
+    """`tsver|version:...|benchscore:...|strict:...|ev2r:...|judge:...`: what makes two numbers comparable."""
+    return (f"tsver|version:{VERSION}|benchscore:{benchscore.__version__}|strict:{'yes' if strict else 'no'}"
+            f"|ev2r:{ev2r_aggregation}|judge:{judge}")
+
+
+def duplicate_claims_warning(claims):
+    """A warning when a gold claim text appears more than once (each copy counts, as in the official scorer)."""
+    seen, repeated = set(), []
+    for i, claim in enumerate(claims):
+        if claim in seen:
+            repeated.append(i)
+        seen.add(claim)
+    if not repeated:
+        return []
+    shown = ", ".join(map(str, repeated[:SHOWN])) + (", ..." if len(repeated) > SHOWN else "")
+    return [f"{len(repeated)} gold claim(s) repeat an earlier claim's text (claims {shown}); as the official "
+            "scorer, each copy is counted and all get the same prediction"]
+
+
+def score(gold, predictions, ev2r=None, strict=False, ev2r_aggregation="tsver", judge="none", per_claim=False):
+    """`aggregate(item_stats(...))` with its signature and warnings (e.g. a gold claim given twice).
+
+    With `per_claim`, also "per_claim": the statistics (for slices and intervals, never re-scored).
+    """
+    check_aggregation(ev2r_aggregation)
+    stats = item_stats(gold, predictions, ev2r)
+    result = aggregate(stats, strict=strict, ev2r_aggregation=ev2r_aggregation)
+    result["warnings"] = duplicate_claims_warning([g["Claim"] for g in gold]) + result["warnings"]
+    result["signature"] = signature(strict, ev2r_aggregation, judge)
+    if per_claim:
+        result["per_claim"] = stats
+    return result
+
+
 def ev2r_items(gold, predictions):
     """(claim index, (claim, reference, prediction)) for each claim an Ev²R judge reads.
 
@@ -315,12 +561,15 @@ def ev2r_items(gold, predictions):
             if p is not None and p["explanation"] is not None]
 
 
-def ev2r_per_claim(n_claims, indices, outcomes):
-    """Per claim: None (not judged), the judge's counts, or its failure message (str)."""
-    per_claim = [None] * n_claims
-    for i, outcome in zip(indices, outcomes):
-        per_claim[i] = outcome.counts if outcome.error is None else outcome.error
-    return per_claim
+def _tscs_report(s, in_tscs):
+    if not in_tscs:
+        return None
+    if s.empty:
+        return {"TSCS": 0, "note": "gold TimeSeries or PredictedTimeRanges empty/None -> 0"}
+    return {"TSCS": s.tscs, "Average IoU": s.iou, "Precision": s.precision, "Recall": s.recall,
+            "F1 Score": s.f1, "IoU per dataset": {
+                k: {"IoU": v["iou"], "Intersection (years)": v["intersection"], "Union (years)": v["union"]}
+                for k, v in s.series.items()}}
 
 
 def official_report(gold, stats, strict=False):
@@ -329,20 +578,11 @@ def official_report(gold, stats, strict=False):
     result = aggregate(stats, strict=strict)
     per_claim = []
     for i, (g, s) in enumerate(zip(gold, stats)):
-        in_accuracy = strict or s["status"] in (OK, ERROR)
-        in_tscs = strict or s["status"] != MISSING
-        if not in_tscs:
-            tscs = None
-        elif s["empty"]:
-            tscs = {"TSCS": 0, "note": "gold TimeSeries or PredictedTimeRanges empty/None -> 0"}
-        else:
-            tscs = {"TSCS": s["tscs"], "Average IoU": s["iou"], "Precision": s["precision"], "Recall": s["recall"],
-                    "F1 Score": s["f1"], "IoU per dataset": {
-                        k: {"IoU": v["iou"], "Intersection (years)": v["intersection"], "Union (years)": v["union"]}
-                        for k, v in s["series"].items()}}
-        per_claim.append({"gold_index": i, "Claim": g["Claim"], "gold_verdict": s["gold"],
-                          "pred_verdict_raw": s["verdict"], "matched_label": s["label"], "status": s["status"],
-                          "in_accuracy": in_accuracy, "correct": s["correct"], "in_tscs": in_tscs, "tscs": tscs})
+        in_tscs = strict or s.status != MISSING
+        per_claim.append({"gold_index": i, "Claim": g["Claim"], "gold_verdict": s.gold,
+                          "pred_verdict_raw": s.verdict, "matched_label": s.label, "status": s.status,
+                          "in_accuracy": strict or s.status in (OK, ERROR), "correct": s.correct,
+                          "in_tscs": in_tscs, "tscs": _tscs_report(s, in_tscs)})
     aggregates = {
         "n_gold": result["n_claims"], "n_in_accuracy": result["n_scored"],
         "verdict_accuracy": result["verdict_accuracy"], "verdict_macro_f1_4labels": result["verdict_macro_f1"],
@@ -351,128 +591,3 @@ def official_report(gold, stats, strict=False):
         "trange_Average Recall": result["recall"], "trange_Average F1 Score": result["f1"],
     }
     return {"aggregate_full_precision": aggregates, "per_claim": per_claim}
-
-
-# ---------------------------------------------------------------- official JSONL files
-
-
-def _read_jsonl(path, what):
-    """(line number, object) for each non-blank line; a line that is not a JSON object is an error."""
-    with open(path, encoding="utf-8") as f:
-        for number, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise ValueError(f"{path}:{number}: {what} line is not valid JSON ({err.msg})") from None
-            if not isinstance(obj, dict):
-                raise ValueError(f"{path}:{number}: expected a JSON object, found {type(obj).__name__}")
-            yield number, obj
-
-
-def check_series(value, where, allow_none=True):
-    """`value` as series id -> list of {"from": int, "to": int}; a clear error naming `where` otherwise."""
-    if value is None and allow_none:
-        return None
-    if not isinstance(value, dict):
-        raise ValueError(f"{where}: expected an object mapping series id -> list of {{from, to}} "
-                         f"ranges{' or null' if allow_none else ''}, found {type(value).__name__}")
-    for series, ranges in value.items():
-        if not isinstance(ranges, list):
-            raise ValueError(f"{where}: series {series!r}: expected a list of {{from, to}} ranges, "
-                             f"found {type(ranges).__name__}")
-        for i, r in enumerate(ranges):
-            ok = isinstance(r, dict) and all(
-                isinstance(r.get(k), int) and not isinstance(r.get(k), bool) for k in ("from", "to"))
-            if not ok:
-                raise ValueError(f"{where}: series {series!r} range {i}: expected "
-                                 f'{{"from": int, "to": int}}, found {json.dumps(r)}')
-    return value
-
-
-def read_gold(path):
-    """The gold claims of tsver_{test,dev}.jsonl, checked: Claim, Verdict, TimeSeries, Justifications."""
-    gold = []
-    for number, obj in _read_jsonl(path, "gold"):
-        where = f"{path}:{number}"
-        for key in ("Claim", "Verdict", "TimeSeries", "Justifications"):
-            if key not in obj:
-                raise ValueError(f"{where}: gold claim has no {key!r} key")
-        if not isinstance(obj["Claim"], str):
-            raise ValueError(f"{where}: 'Claim' must be a string, found {obj['Claim']!r}")
-        if obj["Verdict"] not in LABELS:
-            raise ValueError(f"{where}: 'Verdict' must be one of {list(LABELS)}, found {obj['Verdict']!r}")
-        check_series(obj["TimeSeries"], f"{where}: 'TimeSeries'", allow_none=False)
-        if not isinstance(obj["Justifications"], list) or not all(isinstance(j, str) for j in obj["Justifications"]):
-            raise ValueError(f"{where}: 'Justifications' must be a list of strings")
-        gold.append(obj)
-    return gold
-
-
-def read_predictions(path, gold_claims):
-    """Prediction lines aligned to `gold_claims` by exact claim text (official alignment).
-
-    Returns one entry per gold claim: None (no prediction line) or {"verdict", "explanation",
-    "ranges", "line"}. A later line for the same claim wins (warning naming both lines); lines for
-    claims not in the gold file are ignored (one warning naming them).
-    Required keys: Claim, Verdict; also PredictedTimeRanges and Explanation except on error lines
-    (verdict "error" or an ErrorMessage), where a missing one means null.
-    """
-    index = {}
-    for i, claim in enumerate(gold_claims):
-        index.setdefault(claim, []).append(i)
-    aligned = [None] * len(gold_claims)
-    unknown = []
-    for number, obj in _read_jsonl(path, "prediction"):
-        where = f"{path}:{number}"
-        for key in ("Claim", "Verdict"):
-            if key not in obj:
-                raise ValueError(f"{where}: prediction has no {key!r} key")
-            if not isinstance(obj[key], str):
-                raise ValueError(f"{where}: {key!r} must be a string, found {obj[key]!r}")
-        error_line = obj["Verdict"].lower() == "error" or "ErrorMessage" in obj
-        for key in ("PredictedTimeRanges", "Explanation"):
-            if key not in obj and not error_line:
-                raise ValueError(f"{where}: prediction has no {key!r} key (null is allowed)")
-        explanation = obj.get("Explanation")
-        if explanation is not None and not isinstance(explanation, str):
-            raise ValueError(f"{where}: 'Explanation' must be a string or null, found {type(explanation).__name__}")
-        ranges = check_series(obj.get("PredictedTimeRanges"), f"{where}: 'PredictedTimeRanges'")
-        if obj["Claim"] not in index:
-            unknown.append(number)
-            continue
-        for i in index[obj["Claim"]]:
-            if aligned[i] is not None:
-                warnings.warn(f"{where}: a second prediction for the claim of line {aligned[i]['line']} "
-                              f"replaces it (official: later duplicates win)", TSVerWarning, stacklevel=2)
-            aligned[i] = {"verdict": obj["Verdict"], "explanation": explanation, "ranges": ranges, "line": number}
-    if unknown:
-        shown = ", ".join(map(str, unknown[:10])) + (", ..." if len(unknown) > 10 else "")
-        warnings.warn(f"{path}: ignored {len(unknown)} prediction line(s) whose Claim is not in the gold "
-                      f"file (lines {shown})", TSVerWarning, stacklevel=2)
-    return aligned
-
-
-def score_claims(gold, predictions, ev2r=None):
-    """`claim_stats` for each official gold record and its aligned prediction (or None).
-
-    The fast path: `gold` as from `read_gold`, `predictions` as from `read_predictions` (ranges in
-    the official dict form). `ev2r`: None, or per claim None / counts / a failure message (str).
-    Warns once per verdict that matches no label (the official scorer prints a warning too).
-    """
-    if len(predictions) != len(gold):
-        raise ValueError(f"{len(predictions)} predictions for {len(gold)} gold claims; align them first")
-    ev2r = [None] * len(gold) if ev2r is None else ev2r
-    stats = []
-    for i, (g, p, e) in enumerate(zip(gold, predictions, ev2r)):
-        failure = e if isinstance(e, str) else None
-        try:
-            s = claim_stats(g["Verdict"], g["TimeSeries"], p, ev2r=None if failure else e, ev2r_failure=failure)
-        except (TypeError, ValueError) as err:
-            raise type(err)(f"claim {i} ({str(g['Claim'])[:60]!r}): {err}") from None
-        if s["status"] == UNMATCHED:
-            warnings.warn(f"claim {i} ({str(g['Claim'])[:60]!r}): predicted verdict {s['verdict']!r} matches no "
-                          f"label; left out of the verdict scores", TSVerWarning, stacklevel=2)
-        stats.append(s)
-    return stats

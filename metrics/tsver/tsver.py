@@ -1,25 +1,18 @@
 """TSVer: verdict accuracy and macro-F1, TSCS (time-series coverage) and Ev²R, as the official scorer."""
 
-import os
+import warnings
 
 import datasets
 import evaluate
 
-from .judges import as_judge
-from .judges import iter_recorded
-from .judges import run_judge
+from benchscore.core import metric
 from benchscore.core.resampling import DEFAULT_RESAMPLES
 from benchscore.core.resampling import DEFAULT_SEED
-from .scoring import aggregate
-from .scoring import ev2r_items
-from .scoring import ev2r_per_claim
-from .scoring import EV2R_AGGREGATIONS
-from .scoring import ranges_from_rows
-from .scoring import score_claims
-from .scoring import signature
-from .scoring import VERSION
-from .scoring import with_file_ev2r
-from .significance import add_confidence
+from benchscore.tsver import files
+from benchscore.tsver import scoring
+from benchscore.tsver.significance import add_confidence
+
+metric.check_version("0.1.0", "tsver")
 
 _CITATION = """\
 @inproceedings{strong-vlachos-2025-tsver,
@@ -48,7 +41,7 @@ is left out of the verdict scores (with a warning) but kept in TSCS. `strict=Tru
 claim. All values are fractions in [0, 1] (the official table prints them x100).
 
 Speed: `evaluate` converts every leaf through Arrow. For large runs call the pure functions
-directly (same numbers): `scoring.read_gold`, `scoring.read_predictions`, `scoring.score_claims`,
+directly (same numbers): `files.read_references`, `files.read_predictions`, `scoring.item_stats`,
 `scoring.aggregate` (see README.md, "Fast path").
 """
 
@@ -66,7 +59,8 @@ Args:
         no prediction score 0 in TSCS, so a system cannot gain by abstaining.
     ev2r_judge: None (no Ev²R), a path to official judge records ({"Claim", "ev2r_response"}
         JSONL), a dict claim -> record, a callable judge(claim, reference, prediction) -> the four
-        counts, or a judge object from judges.py (e.g. judges.OpenAIJudge).
+        counts (raising judges.JudgeError for a failed claim), or a judge object from judges.py
+        (e.g. judges.OpenAIJudge).
     ev2r_aggregation: "tsver" (official micro sums, rounded to 4 decimals) or "paper" (the Ev²R
         paper / FEVER-8 per-claim average).
     return_per_claim: also return "per_claim", the per-claim statistics (for slices, bootstrap).
@@ -78,7 +72,9 @@ Returns:
     verdict_accuracy, verdict_macro_f1, tscs, iou, precision, recall, f1 (None when nothing
     counts), n_claims, n_scored, n_in_tscs, n_correct, n_unmatched, n_errors, n_missing,
     confusion_matrix (rows gold, columns predicted, label order S, C, R, N), signature; with a
-    judge also ev2r_precision, ev2r_recall, ev2r_f1, n_ev2r_judged, n_ev2r_failed. With
+    judge also ev2r_precision, ev2r_recall, ev2r_f1 (None, with the reason in warnings, when the
+    judge failed on every claim), n_ev2r_judged, n_ev2r_failed; warnings (what the official rules
+    did silently that changes a number; also issued as TSVerWarning). With
     `confidence`, extension_confidence_intervals ({"tscs": {"low", "high"}, "verdict_macro_f1",
     "verdict_accuracy", and "ev2r_f1" when judged}) and `|bootstrap:<n>|seed:<s>|confidence:<level>`
     at the end of the signature.
@@ -103,7 +99,7 @@ Examples:
     >>> results["verdict_accuracy"], round(results["tscs"], 4), results["n_scored"]
     (1.0, 0.6061, 2)
     >>> results["signature"]
-    'tsver|version:1.0.0|strict:no|ev2r:tsver|judge:none'
+    'tsver|version:1.0.0|benchscore:0.1.0|strict:no|ev2r:tsver|judge:none'
 
     Ev²R with any callable as the judge (here a fixed one):
     >>> judge = lambda claim, reference, prediction: {
@@ -119,7 +115,7 @@ _TIME_SERIES = [{"series": datasets.Value("string"),
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Tsver(evaluate.Metric):  # evaluate names the module after the class: "tsver", like the folder
+class Tsver(metric.BenchscoreMetric):  # evaluate names the module after the class: "tsver", like the folder
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
@@ -142,43 +138,30 @@ class Tsver(evaluate.Metric):  # evaluate names the module after the class: "tsv
             reference_urls=["https://arxiv.org/abs/2511.01101"],
         )
 
+    def _prepare(self, batch, start):
+        """Every example checked once (keys, types, int32 years, each series once), before Arrow sees it."""
+        for offset, (p, r) in enumerate(zip(batch["predictions"], batch["references"])):
+            scoring.check_example(p, r, start + offset)
+        return batch
+
     def _enforce_nested_string_type(self, schema, obj):
         # evaluate checks the first example of each batch and rejects None for a string or list
         # feature, though Arrow stores it as null; None is meaningful here (no prediction line, null
-        # Explanation, null PredictedTimeRanges), so let it through at any depth.
+        # Explanation, null PredictedTimeRanges) and `_prepare` has checked every example.
         if obj is None:
             return None
         return super()._enforce_nested_string_type(schema, obj)
 
     def _compute(self, predictions, references, strict=False, ev2r_judge=None, ev2r_aggregation="tsver",
                  return_per_claim=False, confidence=None, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED):
-        if ev2r_aggregation not in EV2R_AGGREGATIONS:
-            raise ValueError(f"ev2r_aggregation must be one of {list(EV2R_AGGREGATIONS)}, found {ev2r_aggregation!r}")
-        gold, aligned = [], []
-        for i, (p, r) in enumerate(zip(predictions, references)):
-            where = f"example {i}"
-            gold.append({"Claim": r["claim"], "Verdict": r["verdict"], "Justifications": r["justifications"],
-                         "TimeSeries": ranges_from_rows(r["time_series"], f"{where}, references['time_series']")})
-            aligned.append(None if p["verdict"] is None else {
-                "verdict": p["verdict"], "explanation": p["explanation"],
-                "ranges": ranges_from_rows(p["time_series"], f"{where}, predictions['time_series']")})
-        ev2r, judge_name = None, "none"
-        if ev2r_judge is not None:
-            judge = as_judge(ev2r_judge)
-            judge_name = getattr(judge, "signature", "callable")
-            items = ev2r_items(gold, aligned)
-            outcomes = run_judge(judge, [item for _, item in items])
-            ev2r = ev2r_per_claim(len(gold), [i for i, _ in items], outcomes)
-        stats = score_claims(gold, aligned, ev2r)
-        result = aggregate(stats, strict=strict, ev2r_aggregation=ev2r_aggregation)
-        if isinstance(ev2r_judge, (str, os.PathLike)) and ev2r_aggregation == "tsver":
-            result = with_file_ev2r(result, [response for _, _, response in iter_recorded(ev2r_judge)])
-        result["signature"] = signature(strict, ev2r_aggregation, judge_name)
+        # Every example was checked by _prepare: here the statistics are computed once and reused.
+        gold, aligned = zip(*map(scoring.from_example, predictions, references)) if predictions else ((), ())
+        result = files.score(list(gold), list(aligned), ev2r_judge, strict, ev2r_aggregation, per_claim=True)
+        stats = result.pop("per_claim")
         if confidence is not None:
             add_confidence(result, stats, n_resamples, seed, confidence, strict, ev2r_aggregation)
         if return_per_claim:
             result["per_claim"] = stats
+        for warning in result["warnings"]:
+            warnings.warn(warning, scoring.TSVerWarning, stacklevel=2)
         return result
-
-
-__version__ = VERSION

@@ -1,0 +1,177 @@
+"""TSVer's one read path: the official files -> validated claims, aligned predictions, judge records
+and scores. The CLI, `compare`, the loader, the evaluate module (for a recorded judge file) and the
+Space all read through here, so one bad file gets one `FILE:LINE:` message everywhere.
+
+    gold = read_references("tsver_test.jsonl")                          # checked gold records
+    predictions = read_predictions("preds.jsonl", [g["Claim"] for g in gold])   # aligned; None = no line
+    result = score_files("tsver_test.jsonl", "preds.jsonl", judge="ev2r.jsonl")  # numbers + warnings
+
+File problems the official scorer passes silently (a duplicate prediction line, lines for claims
+not in the gold file, a claim recorded twice) are `TSVerWarning`s; `score_files` collects them in
+the result's `warnings`.
+"""
+
+import dataclasses
+import json
+import os
+import warnings
+
+from benchscore.core.readers import at_line
+from benchscore.core.readers import iter_jsonl
+from benchscore.tsver import judges
+from benchscore.tsver import scoring
+from benchscore.tsver.scoring import TSVerWarning
+
+
+def read_references(path):
+    """The gold claims of tsver_{test,dev}.jsonl, checked: Claim, Verdict, TimeSeries, Justifications."""
+    gold = [scoring.check_gold(record, f"{path}:{number}") for number, record in iter_jsonl(path, "a gold claim")]
+    if not gold:
+        raise at_line(path, 1, "the file has no gold claim; expected one JSON object per line")
+    return gold
+
+
+def _prediction(record, where):
+    """One prediction line checked: {"verdict", "explanation", "ranges"}."""
+    for key in ("Claim", "Verdict"):
+        if key not in record:
+            raise ValueError(f"{where}: prediction has no {key!r} key")
+        if not isinstance(record[key], str):
+            raise ValueError(f"{where}: {key!r} must be a string, found {scoring._short(record[key])}")
+    error_line = record["Verdict"].lower() == "error" or "ErrorMessage" in record
+    for key in ("PredictedTimeRanges", "Explanation"):
+        if key not in record and not error_line:
+            raise ValueError(f"{where}: prediction has no {key!r} key (null is allowed)")
+    explanation = record.get("Explanation")
+    if explanation is not None and not isinstance(explanation, str):
+        raise ValueError(f"{where}: 'Explanation' must be a string or null, found {type(explanation).__name__}")
+    ranges = scoring.check_series(record.get("PredictedTimeRanges"), f"{where}: 'PredictedTimeRanges'")
+    return {"verdict": record["Verdict"], "explanation": explanation, "ranges": ranges}
+
+
+def read_predictions(path, gold_claims):
+    """Prediction lines aligned to `gold_claims` by exact claim text (official alignment).
+
+    Returns one entry per gold claim: None (no prediction line) or {"verdict", "explanation",
+    "ranges", "line"}. A later line for the same claim wins (warning naming both lines); lines for
+    claims not in the gold file are ignored (one warning naming them).
+    Required keys: Claim, Verdict; also PredictedTimeRanges and Explanation except on error lines
+    (verdict "error" or an ErrorMessage), where a missing one means null.
+    """
+    index = {}
+    for i, claim in enumerate(gold_claims):
+        index.setdefault(claim, []).append(i)
+    aligned, unknown = [None] * len(gold_claims), []
+    for number, record in iter_jsonl(path, "a prediction"):
+        where = f"{path}:{number}"
+        prediction = {**_prediction(record, where), "line": number}
+        if record["Claim"] not in index:
+            unknown.append(number)
+        for i in index.get(record["Claim"], ()):
+            if aligned[i] is not None:
+                warnings.warn(f"{where}: a second prediction for the claim of line {aligned[i]['line']} "
+                              f"replaces it (official: later duplicates win)", TSVerWarning, stacklevel=2)
+            aligned[i] = prediction
+    if unknown:
+        shown = ", ".join(map(str, unknown[:10])) + (", ..." if len(unknown) > 10 else "")
+        warnings.warn(f"{path}: ignored {len(unknown)} prediction line(s) whose Claim is not in the gold "
+                      f"file (lines {shown})", TSVerWarning, stacklevel=2)
+    return aligned
+
+
+def iter_recorded(path):
+    """Every record of an official Ev²R file, in file order: ``(line_number, claim, ev2r_response)``.
+
+    The official aggregation sums over *all* records of the file (duplicates and claims absent
+    from the gold file included); use this view to reproduce it.  Blank lines are skipped.  Raises
+    ValueError naming the line for bad JSON, a missing key, or a count that is not an int >= 0
+    (a present count; a missing one is left missing, the official aggregation counts it 0).
+    """
+    for number, record in iter_jsonl(path, 'an Ev2R record {"Claim", "ev2r_response"}'):
+        where = f"{path}:{number}"
+        for key, kind, what in (("Claim", str, "a string"), ("ev2r_response", dict, "a JSON object")):
+            if key not in record:
+                raise ValueError(f"{where}: missing key {key!r}; expected "
+                                 '{"Claim": str, "ev2r_response": {...}}')
+            if not isinstance(record[key], kind):
+                raise ValueError(f"{where}: {key!r} is {type(record[key]).__name__}; expected {what}")
+        scoring.ev2r_counts(record["ev2r_response"], where + ": ev2r_response")
+        yield number, record["Claim"], record["ev2r_response"]
+
+
+def read_recorded(path):
+    """Official Ev²R judge records ``{"Claim": str, "ev2r_response": {...}}`` (JSONL) by claim text.
+
+    Returns ``{claim: ev2r_response}`` with each response as recorded (the raw dict: a missing count
+    key is left missing, since the official aggregation counts it as 0).  A claim recorded twice:
+    the later line wins (as for prediction lines), with a warning naming both lines; note that the
+    official aggregation sums both (see ``iter_recorded``).
+    """
+    records, first_line = {}, {}
+    for number, claim, response in iter_recorded(path):
+        if claim in first_line:
+            warnings.warn(f"{path}:{number}: records claim {claim[:60]!r} again (first on line "
+                          f"{first_line[claim]}); the later record is used", TSVerWarning, stacklevel=2)
+        else:
+            first_line[claim] = number
+        records[claim] = response
+    return records
+
+
+def as_judge(judge):
+    """A judge from what a user passes: a path of recorded judge outputs, or what `judges.as_judge` takes."""
+    if isinstance(judge, (str, os.PathLike)):
+        return judges.RecordedJudge(read_recorded(judge))
+    return judges.as_judge(judge)
+
+
+def score(gold, predictions, judge=None, strict=False, ev2r_aggregation="tsver", per_claim=False):
+    """`scoring.score` with an Ev²R judge run on the claims it reads (the one place that runs a judge).
+
+    `judge`: None, a path of recorded judge outputs (whose official Ev²R sums the whole file, see
+    `scoring.file_ev2r`), or anything `judges.as_judge` takes.
+    """
+    scoring.check_aggregation(ev2r_aggregation)
+    ev2r, name = None, "none"
+    judge_file = judge if isinstance(judge, (str, os.PathLike)) else None
+    if judge is not None:
+        ev2r, name = judges.judge_claims(as_judge(judge), scoring.ev2r_items(gold, predictions), len(gold))
+    result = scoring.score(gold, predictions, ev2r, strict, ev2r_aggregation, name, per_claim)
+    if judge_file is not None and ev2r_aggregation == "tsver":
+        result = scoring.file_ev2r(result, [response for _, _, response in iter_recorded(judge_file)])
+    return result
+
+
+def score_files(gold_path, predictions_path, judge=None, strict=False, ev2r_aggregation="tsver", report=None):
+    """The result dict of a prediction file against a gold file, as the CLI prints it; the read
+    warnings join the result's `warnings`. With `report` (a path), also writes
+    `scoring.official_report` there as JSON (the official run's per-claim layout)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", TSVerWarning)
+        gold = read_references(gold_path)
+        predictions = read_predictions(predictions_path, [g["Claim"] for g in gold])
+        result = score(gold, predictions, judge, strict, ev2r_aggregation, per_claim=report is not None)
+    read = [str(w.message) for w in caught if issubclass(w.category, TSVerWarning)]
+    result["warnings"] = read + result["warnings"]
+    if report is not None:
+        stats = result.pop("per_claim")
+        with open(report, "w", encoding="utf-8") as f:
+            json.dump({"gold": str(gold_path), "predictions": str(predictions_path), "signature": result["signature"],
+                       **scoring.official_report(gold, stats, strict)}, f, ensure_ascii=False, indent=1)
+    return result
+
+
+def file_stats(gold_path, predictions_path, ev2r_path=None):
+    """(per-claim statistics, judge signature) of a prediction file (and recorded Ev²R) against gold,
+    for `compare`. Where the Ev²R file holds more records than judged claims, the official Ev²R sums
+    them all, a number no resample of the claims can carry: Ev²R is then left out (warning)."""
+    gold = read_references(gold_path)
+    predictions = read_predictions(predictions_path, [g["Claim"] for g in gold])
+    result = score(gold, predictions, ev2r_path, per_claim=True)
+    stats, name = result["per_claim"], result["signature"].rpartition("|judge:")[2]
+    if "n_ev2r_records" in result:
+        warnings.warn(f"{ev2r_path} holds {result['n_ev2r_records']} records for {result['n_ev2r_judged']} judged "
+                      "claims; the official Ev2R sums them all, which no resample of the claims can reproduce, "
+                      "so Ev2R is not compared", TSVerWarning, stacklevel=2)
+        return [dataclasses.replace(s, ev2r=None, ev2r_failure=None) for s in stats], "none"
+    return stats, name
