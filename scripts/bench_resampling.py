@@ -79,14 +79,14 @@ def tempbench():
 def webnlg():
     from benchscore.webnlg_rdf import scoring
     from benchscore.webnlg_rdf import significance
-    from benchscore.webnlg_rdf.loader import read_candidates
+    from benchscore.webnlg_rdf.files import read_predictions as read_candidates
     from benchscore.webnlg_rdf.loader import read_references
 
     folder = SHARED / "webnlg"
     references = [r["triples"] for r in read_references(folder / "references" / "en_all.xml")]
     systems = [[c["triples"] for c in read_candidates(folder / "submissions" / "en" / name / "all.xml")]
                for name in ("bt5", "cyclegt")]
-    score = lambda candidates: [scoring.entry_stats(r, c) for r, c in zip(references, candidates)]  # noqa: E731
+    score = lambda candidates: [scoring.item_stats(r, c) for r, c in zip(references, candidates)]  # noqa: E731
     return "WebNLG+ 2020 en test (entries)", score, systems, scoring.aggregate, significance
 
 

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from benchscore import cli
+from benchscore.webnlg_rdf import files
 from benchscore.webnlg_rdf import scoring
 from benchscore.webnlg_rdf import significance
 from benchscore.core.resampling import bounds
@@ -29,8 +30,12 @@ ENTRIES = [
 ]
 
 
-def entry_stats_of(entries):
-    return [scoring.entry_stats(refs, cands, entry=i) for i, (refs, cands) in enumerate(entries)]
+def read_stats(reference, candidate):
+    return files.file_stats(reference, candidate)[2]
+
+
+def item_stats_of(entries):
+    return [scoring.item_stats(refs, cands, example=i) for i, (refs, cands) in enumerate(entries)]
 
 
 def _total(result, name):
@@ -39,8 +44,8 @@ def _total(result, name):
 
 
 def test_resampled_statistic_is_the_aggregate_of_the_resample():
-    stats = entry_stats_of(ENTRIES)
-    values = significance.entry_values(stats)
+    stats = item_stats_of(ENTRIES)
+    values = significance.item_values(stats)
     rng = np.random.default_rng(0)
     for index in [rng.integers(0, len(stats), len(stats)) for _ in range(30)] + [np.array([3, 3]), np.array([4])]:
         weights = np.bincount(index, minlength=len(stats)).astype(float)
@@ -54,8 +59,8 @@ def test_resampled_statistic_is_the_aggregate_of_the_resample():
 def test_estimates_are_the_official_numbers_exactly(system):
     data = shared_path("data", "webnlg")
     official = json.loads((data / "expected" / f"first100_en_{system}.json").read_text("utf-8"))
-    stats = significance.read_stats(data / "subsets" / "first100" / "ref_en.xml",
-                                    data / "subsets" / "first100" / f"cand_en_{system}.xml")
+    stats = files.file_stats(data / "subsets" / "first100" / "ref_en.xml",
+                              data / "subsets" / "first100" / f"cand_en_{system}.xml")[2]
     result = significance.confidence_intervals(stats)
     schemes, rates = ("Ent_type", "Partial", "Strict", "Exact"), ("Precision", "Recall", "F1")
     assert list(result) == [f"{scheme}_{rate}" for scheme in schemes for rate in rates]
@@ -66,8 +71,8 @@ def test_estimates_are_the_official_numbers_exactly(system):
 
 def test_bt5_is_significantly_better_than_cyclegt_on_100_entries():
     data = shared_path("data", "webnlg", "subsets", "first100")
-    bt5 = significance.read_stats(data / "ref_en.xml", data / "cand_en_bt5.xml")
-    cyclegt = significance.read_stats(data / "ref_en.xml", data / "cand_en_cyclegt.xml")
+    bt5 = read_stats(data / "ref_en.xml", data / "cand_en_bt5.xml")
+    cyclegt = read_stats(data / "ref_en.xml", data / "cand_en_cyclegt.xml")
     result = significance.paired_test(cyclegt, bt5)
     for name, r in result.items():
         assert r["difference"] > 0.3 and r["low"] > 0, name
@@ -75,7 +80,7 @@ def test_bt5_is_significantly_better_than_cyclegt_on_100_entries():
 
 
 def test_breakdowns_are_resampled_within_the_key():
-    stats = entry_stats_of(ENTRIES * 3)
+    stats = item_stats_of(ENTRIES * 3)
     keys = ["a", "b", "a", "b", "c", "c"] * 3
     result = significance.breakdown_intervals(stats, keys, n_resamples=200)
     assert list(result) == ["a", "b", "c"]
@@ -87,10 +92,10 @@ def test_breakdowns_are_resampled_within_the_key():
 
 
 def test_self_comparison_seeds_and_mismatched_references():
-    stats = entry_stats_of(ENTRIES * 4)
+    stats = item_stats_of(ENTRIES * 4)
     for r in significance.paired_test(stats, stats, n_resamples=100).values():
         assert (r["difference"], r["low"], r["high"], r["p_bootstrap"], r["p_randomization"]) == (0, 0, 0, 1, 1)
-    other = entry_stats_of([(refs, refs[:1]) for refs, _ in ENTRIES * 4])
+    other = item_stats_of([(refs, refs[:1]) for refs, _ in ENTRIES * 4])
     assert significance.paired_test(stats, other, 100, 3) == significance.paired_test(stats, other, 100, 3)
     assert significance.paired_test(stats, other, 100, 3) != significance.paired_test(stats, other, 100, 4)
     with pytest.raises(ValueError, match="entry 0: the reference triples differ"):
@@ -112,11 +117,11 @@ def test_cli_compare_refuses_unpaired_files(capsys):
     status = cli.main(["compare", "webnlg", "--gold", str(EXAMPLES / "refs.xml"),
                        "--predictions", str(data / "subsets" / "first100" / "cand_en_bt5.xml")])
     assert status == 2
-    assert "has 100 entries and" in capsys.readouterr().err
+    assert "cand_en_bt5.xml:" in (err := capsys.readouterr().err) and ": 100 entries, and" in err
 
 
 def test_add_confidence_extends_a_result_its_breakdowns_and_its_signature():
-    stats = entry_stats_of(ENTRIES * 2)
+    stats = item_stats_of(ENTRIES * 2)
     categories = ["x", "y", "x", "y", "x", "y"] * 2
     result = scoring.aggregate(stats)
     result["extension_per_category"] = scoring.breakdown(stats, categories)
@@ -142,7 +147,7 @@ def test_evaluate_compute_with_confidence(config):
         inputs["category"] = categories
     plain = webnlg.compute(**inputs)
     result = webnlg.compute(**inputs, confidence=0.9, n_resamples=100, seed=6)
-    stats = entry_stats_of(entries)
+    stats = item_stats_of(entries)
     expected = significance.confidence_intervals(stats, 100, 6, 0.9)
     assert result["extension_confidence_intervals"] == bounds(expected)
     assert result["Total_scores"] == plain["Total_scores"]

@@ -139,7 +139,7 @@ def test_webnlg_table(apps):
         entries.setdefault(entry, {"reference": [], "candidate": []})[side].append(triple)
     expected = webnlg_scoring.score([e["reference"] for e in entries.values()],
                                     [e["candidate"] for e in entries.values()])
-    table, breakdown, _, signature = app.score_table(frame(app))
+    table, breakdown, _, signature, _ = app.score_table(frame(app))
     assert table.values.tolist()[3][:5] == ["Total_scores", "Exact", *(repr(expected["Total_scores"]["Exact"][r])
                                                                        for r in ("Precision", "Recall", "F1"))]
     assert table.values.tolist()[-1][2:5] == [repr(expected["Exact_match"][r]) for r in ("Precision", "Recall", "F1")]
@@ -150,10 +150,10 @@ def test_webnlg_table(apps):
 
 def test_webnlg_breakdown_follows_the_checkboxes(apps):
     app = apps["webnlg_rdf"]
-    _, breakdown, _, signature = app.score_files(*example_paths("webnlg_rdf"), by=["size"])
+    _, breakdown, _, signature, _ = app.score_files(*example_paths("webnlg_rdf"), by=["size"])
     assert breakdown["slice"].tolist() == ["size: 1", "size: 2", "size: 3"]
     assert signature.endswith("|breakdown:yes")
-    _, breakdown, _, signature = app.score_files(*example_paths("webnlg_rdf"), by=[])
+    _, breakdown, _, signature, _ = app.score_files(*example_paths("webnlg_rdf"), by=[])
     assert breakdown.empty and signature.endswith("|breakdown:no")
 
 

@@ -6,8 +6,9 @@ import math
 import evaluate
 import pytest
 
+import benchscore
 from benchscore.webnlg_rdf import cli
-from benchscore.webnlg_rdf import loader
+from benchscore.webnlg_rdf import files
 from benchscore.webnlg_rdf import scoring
 from conftest import load_metric
 from conftest import shared_path
@@ -29,8 +30,7 @@ def assert_official(result, expected):
 
 
 def read_pair(ref_path, cand_path):
-    refs = loader.read_references(ref_path)
-    cands = loader.read_candidates(cand_path)
+    refs, cands = files.read_pair(ref_path, cand_path)
     return [r["triples"] for r in refs], [c["triples"] for c in cands], [r["category"] for r in refs]
 
 
@@ -115,10 +115,13 @@ def test_signature_names_every_option(webnlg, webnlg_breakdown):
     split = webnlg_breakdown.compute(predictions=[["a | b | c"]], references=[["a | b | c"]], category=["X"])[
         "signature"
     ]
-    prefix = f"webnlg_rdf|version:{scoring.METRIC_VERSION}|tokenizer:nltk-3.4.5-punkt|counting:nervaluate-0.1.7"
+    prefix = (f"webnlg_rdf|version:{scoring.VERSION}|benchscore:{benchscore.__version__}|tokenizer:nltk-3.4.5-punkt"
+              "|counting:nervaluate-0.1.7")
     assert plain == prefix + "|breakdown:no" and split == prefix + "|breakdown:yes"
     # the CLI prints the same signature for the same settings
-    assert cli.signature([]) == plain and cli.signature(["size"]) == split
+    example = files.__file__.replace("files.py", "examples/")
+    assert cli.score_files(example + "refs.xml", example + "cands.xml")["signature"] == plain
+    assert cli.score_files(example + "refs.xml", example + "cands.xml", by=["size"])["signature"] == split
 
 
 TINY_METRIC = """
@@ -177,7 +180,7 @@ def test_breakdown_groups_equal_scoring_each_group_alone(webnlg, webnlg_breakdow
 
 def test_two_part_candidate_triple_names_example_and_triple(webnlg):
     # The official script dies with an IndexError on this; we refuse it with a message.
-    with pytest.raises(ValueError, match=r"entry 1: .*candidate triple 0 'Alan_Bean \| occupation'"):
+    with pytest.raises(ValueError, match=r"^example 1: .*candidate triple 0 'Alan_Bean \| occupation'"):
         webnlg.compute(
             predictions=[["a | b | c"], ["Alan_Bean | occupation"]],
             references=[["a | b | c"], ["Alan_Bean | occupation | Test_pilot"]],
@@ -185,22 +188,24 @@ def test_two_part_candidate_triple_names_example_and_triple(webnlg):
 
 
 def test_none_instead_of_a_list_is_refused(webnlg):
-    with pytest.raises(TypeError, match=r"row 1 of this batch: predictions is NoneType"):
+    with pytest.raises(TypeError, match=r"^example 1: candidates is NoneType"):
         webnlg.compute(predictions=[["a | b | c"], None], references=[["a | b | c"], ["a | b | c"]])
-    with pytest.raises(TypeError, match=r"row 0 of this batch: references\[1\] is NoneType"):
+    webnlg.add_batch(predictions=[["a | b | c"]] * 2, references=[["a | b | c"]] * 2)
+    with pytest.raises(TypeError, match=r"^example 2: references\[1\] is NoneType"):  # counted across batches
         webnlg.add_batch(predictions=[["a | b | c"]], references=[["a | b | c", None]])
-    with pytest.raises(TypeError, match=r"this example: prediction\[0\] is int 3"):
+    webnlg.compute()  # (ends the input)
+    with pytest.raises(TypeError, match=r"^example 0: candidates\[0\] is int 3"):
         webnlg.add(prediction=[3], reference=["a | b | c"])
 
 
 def test_bare_string_instead_of_list_is_refused_in_any_row(webnlg):
     # datasets would split the string into one "triple" per character; evaluate checks only row 0.
-    with pytest.raises(TypeError, match=r"row 1 of this batch: predictions is str 'x \| y \| z'; expected a list"):
+    with pytest.raises(TypeError, match=r"^example 1: candidates is str 'x \| y \| z'; expected a list"):
         webnlg.compute(predictions=[["a | b | c"], "x | y | z"], references=[["a | b | c"], ["x | y | z"]])
 
 
 def test_prediction_and_reference_counts_must_match(webnlg):
-    with pytest.raises(ValueError, match=r"Mismatch in the number of predictions \(2\) and references \(1\)"):
+    with pytest.raises(ValueError, match=r"references has 1 values for 2 predictions; expected one per example"):
         webnlg.compute(predictions=[["a | b | c"], ["a | b | c"]], references=[["a | b | c"]])
 
 
@@ -225,7 +230,7 @@ def test_unknown_configuration_is_refused():
 
 def test_repeated_token_alignment_crash_is_a_clear_error(webnlg):
     # The official word alignment dies with a TypeError here (quirk 4); we name entry and triples.
-    with pytest.raises(ValueError, match=r"entry 0: reference triple 0 'a a a \| b \| c' against candidate triple 0 'a x a \| b \| c'"):
+    with pytest.raises(ValueError, match=r"^example 0: reference triple 0 'a a a \| b \| c' against candidate triple 0 'a x a \| b \| c'"):
         webnlg.compute(predictions=[["a x a | b | c"]], references=[["a a a | b | c"]])
 
 
@@ -235,7 +240,7 @@ def test_malformed_extra_candidate_is_a_clear_error_but_mirrored_against_a_real_
     result = webnlg.compute(predictions=[["x|y|z"]], references=refs)
     assert result["Total_scores"]["Exact"]["Missed"] == 3 and result["Total_scores"]["Exact"]["F1"] == 0
     # ... against padding (more candidates than references) no official run is recorded: refused.
-    with pytest.raises(ValueError, match=r"entry 0: .*candidate triple 1 'x\|y\|z'.*padded reference"):
+    with pytest.raises(ValueError, match=r"^example 0: .*candidate triple 1 'x\|y\|z'.*padded reference"):
         webnlg.compute(predictions=[["x | y | z", "x|y|z"]], references=refs)
 
 

@@ -12,13 +12,14 @@ import statistics
 
 import pytest
 
+from benchscore.webnlg_rdf import files
 from benchscore.webnlg_rdf import loader
 from benchscore.webnlg_rdf import scoring
 from benchscore.webnlg_rdf import tokenizer
 from benchscore.webnlg_rdf.scoring import aggregate
 from benchscore.webnlg_rdf.scoring import best_assignment
 from benchscore.webnlg_rdf.scoring import breakdown
-from benchscore.webnlg_rdf.scoring import entry_stats
+from benchscore.webnlg_rdf.scoring import item_stats
 from benchscore.webnlg_rdf.scoring import normalise
 from benchscore.webnlg_rdf.scoring import pair_result
 from benchscore.webnlg_rdf.scoring import score
@@ -47,8 +48,8 @@ def webnlg_path(*parts):
 
 def read_entries(name):
     ref_file, cand_file = EXPECTED[name]
-    references = loader.read_references(webnlg_path(ref_file))
-    candidates = loader.read_candidates(webnlg_path(cand_file))
+    references = files.read_references(webnlg_path(ref_file))
+    candidates = files.read_predictions(webnlg_path(cand_file))
     return [r["triples"] for r in references], [c["triples"] for c in candidates]
 
 
@@ -80,11 +81,11 @@ def total_f1s(ref, cand):
 # ---------------------------------------------------------------------------------------------
 # Tokenizer
 # ---------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("module", [scoring, tokenizer, loader])
+@pytest.mark.parametrize("module", [scoring, tokenizer, files, loader])
 def test_module_examples(module):
     results = doctest.testmod(module, verbose=False)
     assert results.failed == 0
-    assert results.attempted > 0 or module is loader  # the loader's example needs real files (+SKIP)
+    assert results.attempted > 0 or module in (files, loader)  # their examples need real files (+SKIP)
 
 
 def test_tokenizer_equals_nltk345_on_every_element():
@@ -137,7 +138,7 @@ def test_tokenizer_hand_cases(text, tokens):
 def test_parity_with_official_output(name):
     want = json.loads(webnlg_path("expected", f"{name}.json").read_text(encoding="utf-8"))
     references, candidates = read_entries(name)
-    got = aggregate([entry_stats(r, c, entry=i) for i, (r, c) in enumerate(zip(references, candidates))])
+    got = aggregate([item_stats(r, c, example=i) for i, (r, c) in enumerate(zip(references, candidates))])
     assert_same_result(got, want)
     assert_bit_exact_semeval(got, want)
 
@@ -163,7 +164,7 @@ def test_every_pair_and_assignment_match_the_per_entry_diagnostics(name):
                 counts = pair_result(padded_refs[r], padded_cands[c]).counts
                 got = {s: list(counts[i * 5 : i * 5 + 5]) for i, s in enumerate(schemes)}
                 assert got == want, (where, c, r)
-        stats = entry_stats(refs, cands)
+        stats = item_stats(refs, cands)
         assert list(stats.assignment) == entry["selected_ref_for_cand_slot"], where
         tags = ("SUB", "PRED", "OBJ")
         want_counts = [0] * 80
@@ -177,9 +178,9 @@ def test_every_pair_and_assignment_match_the_per_entry_diagnostics(name):
 
 def test_published_numbers_reproduce():
     """Castro Ferreira et al. 2020, English, Total_scores.Exact F1 / P / R (3 decimals)."""
-    references = [r["triples"] for r in loader.read_references(webnlg_path("references", "en_all.xml"))]
+    references = [r["triples"] for r in files.read_references(webnlg_path("references", "en_all.xml"))]
     for system, (f1, precision, recall) in {"bt5": (0.682, 0.670, 0.701), "amazon_ai_shanghai": (0.689, 0.689, 0.690)}.items():
-        candidates = [c["triples"] for c in loader.read_candidates(webnlg_path("submissions", "en", system, "all.xml"))]
+        candidates = [c["triples"] for c in files.read_predictions(webnlg_path("submissions", "en", system, "all.xml"))]
         exact = score(references, candidates)["Total_scores"]["Exact"]
         assert (round(exact["F1"], 3), round(exact["Precision"], 3), round(exact["Recall"], 3)) == (f1, precision, recall)
 
@@ -234,7 +235,7 @@ def test_candidate_without_separator_spaces_counts_as_empty():
 
 
 def test_padding_pairs_score_zero_and_lower_both_rates():
-    stats = entry_stats(["a | b | c", "d | e | f"], ["a | b | c"])
+    stats = item_stats(["a | b | c", "d | e | f"], ["a | b | c"])
     assert stats.n_pairs == 2 and stats.assignment == (0, 1)
     result = aggregate([stats])["Total_scores"]["Exact"]
     assert (result["Precision"], result["Recall"], result["F1"]) == (0.5, 0.5, 0.5)
@@ -242,7 +243,7 @@ def test_padding_pairs_score_zero_and_lower_both_rates():
 
 
 # ---------------------------------------------------------------------------------------------
-# Bad input: the official crashes, we name the entry and the triple
+# Bad input: the official crashes, we name the example and the triple
 # ---------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "references, candidates, message",
@@ -255,20 +256,20 @@ def test_padding_pairs_score_zero_and_lower_both_rates():
     ],
 )
 def test_official_crashes_are_clear_errors(references, candidates, message):
-    with pytest.raises(ValueError, match="entry 7") as err:
-        entry_stats(references, candidates, entry=7)
+    with pytest.raises(ValueError, match="^example 7: ") as err:
+        item_stats(references, candidates, example=7)
     assert message in str(err.value)
 
 
 def test_wrong_types_and_entry_counts():
-    with pytest.raises(TypeError, match="references must be a list"):
-        entry_stats("a | b | c", [])
-    with pytest.raises(TypeError, match=r"candidates\[1\] must be"):
-        entry_stats([], ["a | b | c", None])
+    with pytest.raises(TypeError, match="references is str 'a | b | c'; expected a list"):
+        item_stats("a | b | c", [])
+    with pytest.raises(TypeError, match=r"^example 3: candidates\[1\] is NoneType None; expected a 'subject"):
+        item_stats([], ["a | b | c", None], example=3)
     with pytest.raises(ValueError, match="2 candidate entries for 1 reference entries"):
         score([["a | b | c"]], [["a | b | c"], []])
     with pytest.raises(ValueError, match="nothing to score"):
-        aggregate([entry_stats([], [])])
+        aggregate([item_stats([], [])])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -329,7 +330,7 @@ def test_twenty_candidate_entry_is_scored_exactly():
     finish; ours must select the 7 exact matches (each pair scores 1, nothing else can)."""
     references = [f"S{i} | p{i} | O{i}" for i in range(7)]
     candidates = [f"X{i} | q{i} | Y{i}" for i in range(13)] + list(reversed(references))
-    stats = entry_stats(references, candidates)
+    stats = item_stats(references, candidates)
     assert stats.n_pairs == 20
     assert [stats.assignment[13 + i] for i in range(7)] == list(reversed(range(7)))
     assert aggregate([stats])["Total_scores"]["Exact"]["Correct"] == 21
@@ -348,8 +349,8 @@ def test_repeated_candidate_triple_does_not_explode():
     walks k! permutations. Against brute force at k = 8; k = 10 must simply finish."""
     references = [f"Ciudad_Ayala | p{i} | O{i}" for i in range(7)]
     candidates = ["Ciudad_Ayala | p3 | O3"] * 8
-    assert entry_stats(references, candidates).assignment == brute_force(entry_scores(references, candidates))
-    stats = entry_stats(references, candidates + candidates[:2])
+    assert item_stats(references, candidates).assignment == brute_force(entry_scores(references, candidates))
+    stats = item_stats(references, candidates + candidates[:2])
     assert sorted(stats.assignment) == list(range(10))
 
 
@@ -362,7 +363,7 @@ def test_aggregate_is_the_statistics_mean_over_selected_pairs():
         (["Trane | location | Swords,_Dublin"], ["Trane | location | Dublin"]),
         (["x | y | z"], []),
     ]
-    stats = [entry_stats(r, c) for r, c in entries]
+    stats = [item_stats(r, c) for r, c in entries]
     selected = []
     for (refs, cands), entry in zip(entries, stats):
         k = entry.n_pairs
@@ -383,8 +384,8 @@ def test_aggregate_is_the_statistics_mean_over_selected_pairs():
 def test_exact_match_is_a_macro_average_over_distinct_triple_strings():
     # classes: 'a | b | c' (tp 1, in 2 refs), 'x | y | z' (predicted once, never true), 'd | e | f' (tp 1)
     stats = [
-        entry_stats(["A | b | c", "d | e | f"], ["a | b | c", "d | e | f", "d | e | f"]),
-        entry_stats(["a | b | c"], ["x | y | z"]),
+        item_stats(["A | b | c", "d | e | f"], ["a | b | c", "d | e | f", "d | e | f"]),
+        item_stats(["a | b | c"], ["x | y | z"]),
     ]
     exact_match = aggregate(stats)["Exact_match"]
     precisions, recalls = [1.0, 1.0, 0.0], [0.5, 1.0, 0.0]
@@ -395,8 +396,8 @@ def test_exact_match_is_a_macro_average_over_distinct_triple_strings():
 
 
 def test_breakdown_is_aggregate_per_key():
-    stats = [entry_stats(["a | b | c"], ["a | b | c"]), entry_stats(["a | b | c"], ["x | y | z"]),
-             entry_stats(["d | e | f", "g | h | i"], ["d | e | f"])]
+    stats = [item_stats(["a | b | c"], ["a | b | c"]), item_stats(["a | b | c"], ["x | y | z"]),
+             item_stats(["d | e | f", "g | h | i"], ["d | e | f"])]
     by_size = breakdown(stats, [s.n_references for s in stats])
     assert list(by_size) == [1, 2]
     assert by_size[1] == aggregate(stats[:2]) and by_size[2] == aggregate(stats[2:])

@@ -1,43 +1,26 @@
 """The WebNLG+ 2020 text-to-RDF Space: the official evaluation script's numbers in the browser.
 
-Scores with the folder's pure functions (no `evaluate` round trip). Runs the same on a Space, where
-this folder is pushed alone, and from the repository: the folder is loaded as a package from its own
-path, so its modules' relative imports work in both places.
+Uploads and pastes are read by `benchscore.webnlg_rdf.files` (the same safe XML reading, limits and
+`FILE:LINE:` messages as `benchscore webnlg`); the table is scored by the pure functions. The layout,
+limits and error handling are `benchscore.core.space`'s.
 
     python app.py                      # serves on http://127.0.0.1:7860
 """
 
-import importlib
-import importlib.util
 import pathlib
-import re
-import sys
-import tempfile
 
 import gradio as gr
 import pandas as pd
 
+from benchscore.core import space
+from benchscore.webnlg_rdf import cli
+from benchscore.webnlg_rdf import scoring
+
 HERE = pathlib.Path(__file__).resolve().parent
-MAX_FILE_SIZE = "5mb"  # uploads (gradio refuses larger files; the 2020 English references are 2 MB) and pasted text
-MAX_TEXT_CHARS = 5_000_000
-
-
-def _load_folder(package_name):
-    """This folder as the package `package_name`; returns a function importing its modules."""
-    if package_name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            package_name, HERE / "__init__.py", submodule_search_locations=[str(HERE)]
-        )
-        package = importlib.util.module_from_spec(spec)
-        sys.modules[package_name] = package
-        spec.loader.exec_module(package)
-    return lambda module: importlib.import_module(f"{package_name}.{module}")
-
-
-_module = _load_folder("webnlg_rdf_space")
-scoring = _module("scoring")
-cli = _module("cli")
-
+INPUTS = (
+    space.FileInput("Reference XML", (".xml",), "references-file", "references.xml"),
+    space.FileInput("Candidate XML", (".xml",), "candidates-file", "candidates.xml"),
+)
 RATE_HEADERS = ["Precision", "Recall", "F1"]
 RESULT_HEADERS = ["scores", "scheme", *RATE_HEADERS, "Correct", "Incorrect", "Partial", "Missed", "Spurious"]
 BREAKDOWN_HEADERS = ["slice", *scoring.SCHEMES, "Exact_match"]
@@ -54,183 +37,126 @@ TABLE_EXAMPLE = [
 ]
 
 
-def card_summary():
-    """The opening of the metric card's Description (README.md), else the scoring module's first paragraph."""
-    card = HERE / "README.md"
-    text = card.read_text(encoding="utf-8") if card.exists() else ""
-    match = re.search(r"^## Description\n(.*?)(?=^##)", text, re.S | re.M)
-    return match.group(1).strip() if match else scoring.__doc__.split("\n\n")[0]
-
-
-def _user_error(err, names):
-    """A gr.Error with the error's text, temporary paths replaced by what the user knows."""
-    message = str(err)
-    for path, name in names.items():
-        message = message.replace(str(path), name)
-    return gr.Error(message, print_exception=False)
-
-
 def _breakdowns(by):
     return tuple(key for key in BREAKDOWNS if key in (by or ()))  # fixed order, whatever the click order
 
 
 def score_files(references_path, candidates_path, by=BREAKDOWNS):
     """Uploaded official files: the reference XML and the candidate XML, entries paired by position."""
-    if not references_path or not candidates_path:
-        raise gr.Error("Upload both files: the reference XML (<mtriple>) and the candidate XML (<gtriple>).")
-    names = {references_path: pathlib.Path(references_path).name, candidates_path: pathlib.Path(candidates_path).name}
-    return _score_paths(references_path, candidates_path, names, _breakdowns(by))
+    names = space.uploaded(INPUTS, [references_path, candidates_path])
+    return show(space.scored(cli.score_files, names, references_path, candidates_path, by=_breakdowns(by)), names)
 
 
 def score_text(references_text, candidates_text, by=BREAKDOWNS):
-    """Pasted XML, read by the same (safe) XML loader as uploads."""
-    if not (references_text or "").strip() or not (candidates_text or "").strip():
-        raise gr.Error("Paste both: the reference XML and the candidate XML.")
-    if len(references_text) > MAX_TEXT_CHARS or len(candidates_text) > MAX_TEXT_CHARS:
-        raise gr.Error(f"Pasted text is limited to {MAX_TEXT_CHARS:,} characters; upload the files instead.")
-    with tempfile.TemporaryDirectory() as folder:
-        references_path = pathlib.Path(folder, "references.xml")
-        candidates_path = pathlib.Path(folder, "candidates.xml")
-        references_path.write_text(references_text, encoding="utf-8")
-        candidates_path.write_text(candidates_text, encoding="utf-8")
-        names = {references_path: "pasted references", candidates_path: "pasted candidates"}
-        return _score_paths(references_path, candidates_path, names, _breakdowns(by))
+    """Pasted XML, read as uploads are."""
+    with space.pasted(INPUTS, [references_text, candidates_text]) as (paths, names):
+        return show(space.scored(cli.score_files, names, *paths, by=_breakdowns(by)), names)
 
 
-def _score_paths(references_path, candidates_path, names, by):
-    try:
-        result = cli.score_files(str(references_path), str(candidates_path), by=by)
-    except (ValueError, TypeError, OSError) as err:
-        raise _user_error(err, names) from None
-    return show(result, cli.signature(by))
-
-
-def score_table(table):
-    """The editable table: one triple per row, reference or candidate, grouped by entry (no breakdown)."""
-    rows = [["" if value is None else str(value).strip() for value in row] for row in table.values.tolist()]
-    if not rows:
-        raise gr.Error("The table is empty; add the reference and candidate triples, one per row.")
-    entries = {}  # entry -> {"reference": [...], "candidate": [...]}, in first-appearance order
-    for number, row in enumerate(rows, start=1):
-        entry, side, triple = row
-        for name, value in zip(TABLE_HEADERS, row):
+def _table_entries(rows):
+    """{entry: {"reference": [...], "candidate": [...]}} in first-appearance order."""
+    entries = {}
+    for number, (entry, side, triple) in enumerate(rows, start=1):
+        for name, value in zip(TABLE_HEADERS, (entry, side, triple)):
             if not value:
                 raise gr.Error(f"table row {number}: {name} is empty; expected a value in every row")
         if side not in SIDES:
             raise gr.Error(f"table row {number}: side is {side!r}; expected 'reference' or 'candidate'")
         entries.setdefault(entry, {side: [] for side in SIDES})[side].append(triple)
+    return entries
+
+
+def score_table(table):
+    """The editable table: one triple per row, reference or candidate, grouped by entry (no breakdown)."""
+    entries = _table_entries(space.table_rows(table, len(TABLE_HEADERS)))
+    names = list(entries)
     try:
-        stats = [scoring.entry_stats(e["reference"], e["candidate"], entry=name) for name, e in entries.items()]
-        result = scoring.aggregate(stats)
-    except (ValueError, TypeError) as err:
-        raise gr.Error(str(err)) from None
-    return show(result, cli.signature(()))
+        result = scoring.score([e["reference"] for e in entries.values()], [e["candidate"] for e in entries.values()])
+    except (ValueError, TypeError) as err:  # example N counts entries from 0; the table names them
+        index, _, rest = str(err).removeprefix("example ").partition(":")
+        raise gr.Error(f"table entry {names[int(index)]!r}:{rest}" if index.isdigit() else str(err)) from None
+    result["signature"] = scoring.signature()
+    return show(result, {})
 
 
-def show(result, signature):
-    """Result dict -> (official scores table, breakdown table, bar chart data, signature)."""
+def _official_rows(result):
     rows = []
     for title, schemes in [("Total_scores", result["Total_scores"]), *result["Scores_per_tag"].items()]:
         for scheme in scoring.SCHEMES:
             cell = schemes[scheme]
-            rows.append([title, scheme, *(_number(cell[rate]) for rate in RATE_HEADERS),
+            rows.append([title, scheme, *(space.number(cell[rate]) for rate in RATE_HEADERS),
                          *(cell[kind] for kind in RESULT_HEADERS[5:])])
-    rows.append(["Exact_match", "", *(_number(result["Exact_match"][rate]) for rate in RATE_HEADERS), *[""] * 5])
-    breakdown, bars = [], []
+    rows.append(["Exact_match", "", *(space.number(result["Exact_match"][rate]) for rate in RATE_HEADERS), *[""] * 5])
+    return rows
+
+
+def _breakdown_rows(result):
+    rows, bars = [], []
     for key in BREAKDOWNS:
         for group, sub in result.get(f"extension_per_{key}", {}).items():
             name = f"{key}: {group}"
             f1 = {scheme: sub["Total_scores"][scheme]["F1"] for scheme in scoring.SCHEMES}
             f1["Exact_match"] = sub["Exact_match"]["F1"]
-            breakdown.append([name, *(_number(f1[column]) for column in BREAKDOWN_HEADERS[1:])])
+            rows.append([name, *(space.number(f1[column]) for column in BREAKDOWN_HEADERS[1:])])
             bars += [{"bar": f"{scheme} · {name}", "scheme": scheme, "F1": value} for scheme, value in f1.items()]
-    bars = pd.DataFrame(bars, columns=["bar", "scheme", "F1"])
+    return rows, pd.DataFrame(bars, columns=["bar", "scheme", "F1"])
+
+
+def show(result, names):
+    """Result dict -> (official scores table, breakdown table, bar chart data, signature, notes)."""
+    breakdown, bars = _breakdown_rows(result)
+    notes = "\n".join(space.named(warning, names) for warning in result.get("warnings", ()))
     return (
-        pd.DataFrame(rows, columns=RESULT_HEADERS),
+        pd.DataFrame(_official_rows(result), columns=RESULT_HEADERS),
         pd.DataFrame(breakdown, columns=BREAKDOWN_HEADERS),
         gr.BarPlot(value=bars, sort=list(bars["bar"])),
-        signature,
+        result["signature"],
+        notes or "No warnings.",
     )
 
 
-def _number(value):
-    return repr(value)  # every digit; the official script's int 0 (no pair had a denominator) stays 0
+def _options():
+    return [gr.CheckboxGroup(list(BREAKDOWNS), value=list(BREAKDOWNS),
+                             label="Extension: break the scores down by (files only)")]
 
 
 def build_demo():
+    outputs = [
+        gr.Dataframe(headers=RESULT_HEADERS, label="Official scores (Evaluation_script_json.py's structure)",
+                     interactive=False, elem_id="results", render=False),
+        gr.Dataframe(headers=BREAKDOWN_HEADERS, label="Extension: Total_scores F1 per category and per size "
+                     "(reference triples)", interactive=False, elem_id="breakdown", render=False),
+        gr.BarPlot(x="bar", y="F1", color="scheme", y_lim=[0, 1], x_title="slice", x_label_angle=-30,
+                   label="F1 by category and size", elem_id="chart", render=False),
+        space.signature_box(),
+        gr.Textbox(label="Notes (official quirks that change a number)", lines=2, elem_id="notes", render=False),
+    ]
     examples = HERE / "examples"
-    # Outputs are made first (unrendered) so the examples can score into them, then placed below.
-    results = gr.Dataframe(
-        headers=RESULT_HEADERS, label="Official scores (Evaluation_script_json.py's structure)", interactive=False,
-        elem_id="results", render=False,
+    return space.build_demo(
+        title="WebNLG+ 2020 text-to-RDF metric",
+        heading="WebNLG+ 2020 text-to-RDF: the official scores",
+        summary=space.card_summary(HERE, scoring.__doc__.split("\n\n")[0]),
+        inputs=INPUTS,
+        outputs=outputs,
+        score_files=score_files,
+        score_text=score_text,
+        example=[str(examples / "refs.xml"), str(examples / "cands.xml")],
+        example_label="Bundled example: 3 entries, 6 reference triples",
+        upload_note="The official formats: the reference XML (`<entry>` with `<modifiedtripleset>`/`<mtriple>`) and "
+                    "your candidate XML (`<generatedtripleset>`/`<gtriple>`), entries paired by position. DTDs and "
+                    "entities are refused.",
+        table_value=TABLE_EXAMPLE,
+        table_headers=TABLE_HEADERS,
+        table_note="One triple per row, written `subject | predicate | object`; rows with the same entry are one "
+                   "entry (no breakdown: use the files for categories).",
+        score_table=score_table,
+        options=_options,
     )
-    breakdown = gr.Dataframe(
-        headers=BREAKDOWN_HEADERS, label="Extension: Total_scores F1 per category and per size (reference triples)",
-        interactive=False, elem_id="breakdown", render=False,
-    )
-    chart = gr.BarPlot(
-        x="bar", y="F1", color="scheme", y_lim=[0, 1], x_title="slice", x_label_angle=-30,
-        label="F1 by category and size", elem_id="chart", render=False,
-    )
-    signature = gr.Textbox(
-        label="Signature (compare only numbers whose signatures match)", elem_id="signature", render=False
-    )
-    outputs = [results, breakdown, chart, signature]
-    with gr.Blocks(title="WebNLG+ 2020 text-to-RDF metric") as demo:
-        gr.Markdown("# WebNLG+ 2020 text-to-RDF: the official scores\n\n" + card_summary())
-        by = gr.CheckboxGroup(
-            list(BREAKDOWNS), value=list(BREAKDOWNS), label="Extension: break the scores down by (files only)"
-        )
-        with gr.Tabs():
-            with gr.Tab("Upload files"):
-                gr.Markdown(
-                    "The official formats: the reference XML (`<entry>` with `<modifiedtripleset>`/`<mtriple>`) "
-                    "and your candidate XML (`<generatedtripleset>`/`<gtriple>`), entries paired by position. "
-                    f"Up to {MAX_FILE_SIZE} each; DTDs and entities are refused."
-                )
-                with gr.Row():
-                    references_file = gr.File(label="Reference XML", file_types=[".xml"], elem_id="references-file")
-                    candidates_file = gr.File(label="Candidate XML", file_types=[".xml"], elem_id="candidates-file")
-                files_button = gr.Button("Score files", variant="primary")
-                gr.Examples(
-                    examples=[[str(examples / "refs.xml"), str(examples / "cands.xml"), list(BREAKDOWNS)]],
-                    inputs=[references_file, candidates_file, by],
-                    outputs=outputs,
-                    fn=score_files,
-                    run_on_click=True,
-                    cache_examples=False,
-                    label="Example: click to score it",
-                    example_labels=["Bundled example: 3 entries, 6 reference triples"],
-                    elem_id="examples",
-                )
-            with gr.Tab("Paste text"):
-                with gr.Row():
-                    references_text = gr.Textbox(label="Reference XML", lines=8, max_lines=20)
-                    candidates_text = gr.Textbox(label="Candidate XML", lines=8, max_lines=20)
-                text_button = gr.Button("Score text", variant="primary")
-            with gr.Tab("Edit a table"):
-                gr.Markdown(
-                    "One triple per row, written `subject | predicate | object`; rows with the same entry are one "
-                    "entry (no breakdown: use the files for categories)."
-                )
-                table = gr.Dataframe(
-                    value=TABLE_EXAMPLE, headers=TABLE_HEADERS, datatype="str", interactive=True, elem_id="table"
-                )
-                table_button = gr.Button("Score table", variant="primary")
-        gr.Markdown("## Results")
-        for output in outputs:
-            output.render()
-        files_button.click(score_files, [references_file, candidates_file, by], outputs)
-        text_button.click(score_text, [references_text, candidates_text, by], outputs)
-        table_button.click(score_table, [table], outputs)
-    return demo
 
 
 def launch(**kwargs):
     """Builds and serves the app with the upload limit (tests pass server_name/server_port)."""
-    demo = build_demo()
-    demo.launch(max_file_size=MAX_FILE_SIZE, **kwargs)
-    return demo
+    return space.launch(build_demo, **kwargs)
 
 
 if __name__ == "__main__":

@@ -7,11 +7,11 @@ number is reproduced, and each is named where it happens ("quirk: ...").
 
 Two steps, sacrebleu-style:
 
-1. `entry_stats(references, candidates)` scores one entry: all k x k (reference, candidate) pairs
+1. `item_stats(references, candidates)` scores one entry: all k x k (reference, candidate) pairs
    (k = max(#references, #candidates); the shorter side is padded with empty triples), then the
    assignment the official `itertools.permutations` loop selects, found by an exact pruned search
    instead of k! enumeration. The selected pairs' counts and exact rate sums are kept.
-2. `aggregate(stats)` turns any list of `EntryStats` into the official JSON structure, so slices,
+2. `aggregate(stats)` turns any list of `ItemStats` into the official JSON structure, so slices,
    streaming, merging and bootstrap resampling never re-score.
 
 Per pair (the SemEval 2013 entity measures over subject/predicate/object token spans):
@@ -29,7 +29,7 @@ the reported P and R). `Exact_match` is sklearn's macro P/R/F1 over every distin
 triple string, entries being the samples.
 
 Bad input (the official script crashes on each of these, so there is no score to mirror; we raise
-`ValueError` naming the entry and the triple instead):
+`ValueError` naming the example and the triple instead):
 - a candidate triple with exactly two ' | '-separated parts against a real reference;
 - a reference triple with exactly two parts;
 - against a padded reference (more candidate triples than reference triples), a candidate that does
@@ -38,10 +38,17 @@ Bad input (the official script crashes on each of these, so there is no score to
 - the word-alignment crash of repeated tokens (reference element "a a a", candidate "a x a": the
   official dies with a `TypeError`; IBM's ReGen patch skips the n-gram instead, which gives numbers
   no official run can, so it is not offered);
-- a different number of candidate and reference entries (`score`; the loader checks files).
+- a different number of candidate and reference entries (`score`; `files.py` checks files);
+- an entry beyond the limits below (the official would run for hours or days on it: k! permutations).
 Where the official does give a score we mirror it: a candidate without ' | ' (e.g. `a|b|c`)
 against a real reference counts as an empty triple; a one-part reference counts as padding; parts
 beyond the third are ignored; `eid`s are not used (entries pair by position).
+
+Limits (each at least 3x what any official file or submission needs; the worst input under all
+of them scores in about a second, see the card): `MAX_TRIPLES` triples per side of an entry,
+`MAX_TRIPLE_CHARS` characters per triple, `MAX_ELEMENT_TOKENS` tokens per subject, predicate or
+object, `MAX_PAIRS` distinct (reference, candidate) pairs per entry, `MAX_SEARCH_STATES` states of
+the assignment search.
 
     >>> result = score([["Alan_Bean | occupation | Test_pilot"]], [["Alan_Bean | occupation | Test_pilot"]])
     >>> result["Total_scores"]["Exact"]["F1"], result["Exact_match"]["F1"]
@@ -59,18 +66,28 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .tokenizer import tokenize
+import benchscore
+from benchscore.core.readers import InputError
+from benchscore.webnlg_rdf.tokenizer import tokenize
 
-METRIC_VERSION = "1.0.0"
+VERSION = "1.0.0"
+
+# Limits on one entry (real data: <= 10 triples a side, 237 characters a triple, 26 tokens an
+# element, 80 distinct pairs, 512 search states).
+MAX_TRIPLES = 100  # triples per side (the k x k pair matrix)
+MAX_TRIPLE_CHARS = 1000  # characters per triple string (tokenizing is superlinear on some texts)
+MAX_ELEMENT_TOKENS = 48  # tokens per subject, predicate or object (word alignment is cubic)
+MAX_PAIRS = 256  # distinct (reference, candidate) pairs scored, padding included
+MAX_SEARCH_STATES = 1 << 16  # states of the exact assignment search (exponential in distinct references)
 
 
 def signature(breakdown=False):
-    """`webnlg_rdf|version:…|…`: every setting that changes a number, defaults included."""
+    """`webnlg_rdf|version:…|benchscore:…|…`: every setting that changes a number, defaults included."""
     # The scorer has one behaviour (the official one); the tokenizer and nervaluate semantics are
     # named so that a future fixed variant is visibly not comparable.
     return (
-        f"webnlg_rdf|version:{METRIC_VERSION}|tokenizer:nltk-3.4.5-punkt|counting:nervaluate-0.1.7"
-        f"|breakdown:{'yes' if breakdown else 'no'}"
+        f"webnlg_rdf|version:{VERSION}|benchscore:{benchscore.__version__}|tokenizer:nltk-3.4.5-punkt"
+        f"|counting:nervaluate-0.1.7|breakdown:{'yes' if breakdown else 'no'}"
     )
 
 SCHEMES = ("Ent_type", "Partial", "Strict", "Exact")  # output order
@@ -132,16 +149,41 @@ def _element_tokens(element):
 # 3. Word alignment (`nonrefwords`): greedy, longest candidate n-gram first, left to right
 # =============================================================================================
 class _OfficialCrash(Exception):
-    """An input on which the official script dies: no score to mirror."""
+    """An input on which the official script dies: no score to mirror. `side`: the triple to blame."""
+
+    def __init__(self, message, side="candidate"):
+        super().__init__(message)
+        self.side = side
 
 
 def _find(tokens, gram):
-    """First position of `gram` as a contiguous run in `tokens`, or None."""
-    size = len(gram)
-    for start in range(len(tokens) - size + 1):
+    """First position of `gram` as a contiguous run in `tokens`, or None (`list.index` finds the
+    candidate starts at C speed; the first full match is returned, as a plain scan would)."""
+    first, size = gram[0], len(gram)
+    end = len(tokens) - size + 1
+    start = 0
+    while start < end:
+        try:
+            start = tokens.index(first, start, end)
+        except ValueError:
+            return None
         if tokens[start : start + size] == gram:
             return start
+        start += 1
     return None
+
+
+def _longest_common_run(ref, cand):
+    """The length of the longest run of tokens that occurs contiguously in both lists."""
+    positions = {}
+    for j, token in enumerate(cand):
+        positions.setdefault(token, []).append(j)
+    longest, previous = 0, {}
+    for token in ref:
+        current = {j: previous.get(j - 1, 0) + 1 for j in positions.get(token, ())}
+        longest = max(longest, *current.values()) if current else longest
+        previous = current
+    return longest
 
 
 def _align(ref, cand, found_number=1, length=None):
@@ -151,7 +193,11 @@ def _align(ref, cand, found_number=1, length=None):
     where the official crashes (a stale n-gram still in the reference but gone from the candidate)."""
     if set(ref).isdisjoint(cand):
         return  # no n-gram can match (a shortcut: the loop below would find nothing either)
-    length = min(len(cand) if length is None else length, len(ref))  # longer n-grams cannot match
+    if length is None:
+        # Lengths above the longest common run find nothing and change nothing: start there
+        # (a shortcut; 0 when the lists share no token). Markers never equal a lower-cased token,
+        # so marking only shortens common runs, and recursive calls inherit a length that fits.
+        length = _longest_common_run(ref, cand)
     while length > 0:
         grams = [cand[i : i + length] for i in range(len(cand) - length + 1)]  # stale on purpose
         for gram in grams:
@@ -189,16 +235,27 @@ def _element_spans(ref, cand, ref_label, cand_label):
     the swap's PRED quirk sees them, so the linked list is returned."""
     found_at = [i for i, token in enumerate(cand) if token.startswith("FOUNDCAND")]
     if not found_at:
-        if not ref:  # only candidate tokens (an empty pair gives the span [0, -1])
-            return False, (), ((cand_label, 0, len(cand) - 1),), len(cand), tuple(cand)
-        if not cand:  # quirk: the official's `total` is then [span dict], of length 1
-            return False, ((ref_label, 0, len(ref) - 1),), (), 1, tuple(cand)
-        spans = ((ref_label, 0, len(ref) - 1),), ((cand_label, len(ref), len(ref) + len(cand) - 1),)
-        return (False, *spans, len(ref) + len(cand), tuple(cand))
+        return _unaligned_spans(ref, cand, ref_label, cand_label)
+    before, after, unlinked, linked = _link(ref, cand, found_at[0], found_at[-1])
+    total = before + list(ref) + after + unlinked
+    ref_spans = ((ref_label, len(before), len(before) + len(ref) - 1),)
+    return True, ref_spans, _candidate_spans(total, cand_label), len(total), linked
 
-    first, last = found_at[0], found_at[-1]
-    # Unmatched candidate words before the first match are linked to it when it is aligned to the
-    # first reference word; those after the last match, when it is aligned to the last one.
+
+def _unaligned_spans(ref, cand, ref_label, cand_label):
+    """`getrefdict` when no candidate token was aligned: one span a side (none for an empty side)."""
+    if not ref:  # only candidate tokens (an empty pair gives the span [0, -1])
+        return False, (), ((cand_label, 0, len(cand) - 1),), len(cand), tuple(cand)
+    if not cand:  # quirk: the official's `total` is then [span dict], of length 1
+        return False, ((ref_label, 0, len(ref) - 1),), (), 1, tuple(cand)
+    spans = ((ref_label, 0, len(ref) - 1),), ((cand_label, len(ref), len(ref) + len(cand) - 1),)
+    return (False, *spans, len(ref) + len(cand), tuple(cand))
+
+
+def _link(ref, cand, first, last):
+    """The unmatched candidate words: (before, after, unlinked markers, candidate tokens as linked).
+    Those before the first match are linked to it when it is aligned to the first reference word;
+    those after the last match, when it is aligned to the last one."""
     link_before = cand[first].endswith("-0")
     link_after = (
         ref[-1].startswith("FOUNDREF")
@@ -220,10 +277,12 @@ def _element_spans(ref, cand, ref_label, cand_label):
             after.append(linked[i])
         else:
             unlinked.append(f"NOTFOUND-{run}")
-    total = before + list(ref) + after + unlinked
-    ref_spans = ((ref_label, len(before), len(before) + len(ref) - 1),)
+    return before, after, unlinked, tuple(linked)
 
-    cand_spans = []
+
+def _candidate_spans(total, label):
+    """The official walk over `total` (FOUNDREF read as FOUNDCAND) that cuts the candidate spans."""
+    spans = []
     current, begin, collecting = "", None, False
     for i, token in enumerate(total):
         token = token.replace("FOUNDREF", "FOUNDCAND")
@@ -231,13 +290,13 @@ def _element_spans(ref, cand, ref_label, cand_label):
             collecting = True
             if _marker_id(token) != current:
                 if current != "":
-                    cand_spans.append((cand_label, begin, i - 1))
+                    spans.append((label, begin, i - 1))
                 current, begin = _marker_id(token), i
             if i == len(total) - 1:
-                cand_spans.append((cand_label, begin, i))
+                spans.append((label, begin, i))
         elif collecting:  # quirk: re-emitted for every unmatched reference word, `current` kept
-            cand_spans.append((cand_label, begin, i - 1))
-    return True, ref_spans, tuple(cand_spans), len(total), tuple(linked)
+            spans.append((label, begin, i - 1))
+    return tuple(spans)
 
 
 @lru_cache(maxsize=1 << 15)  # the same element pairs recur across pairs and entries; ~0.6 kB each
@@ -263,7 +322,7 @@ def _elements(ref, cand):
             )
         return ("", "", ""), tuple(cand_parts)
     if len(ref_parts) == 2:
-        raise _OfficialCrash(f"reference triple {ref!r} has 2 ' | '-separated parts; expected 3")
+        raise _OfficialCrash(f"reference triple {ref!r} has 2 ' | '-separated parts; expected 3", "reference")
     if len(cand_parts) == 1:  # quirk: a candidate without ' | ' counts as an empty triple
         return tuple(ref_parts[:3]), ("", "", "")
     if len(cand_parts) == 2:
@@ -271,58 +330,59 @@ def _elements(ref, cand):
     return tuple(ref_parts[:3]), tuple(cand_parts[:3])  # quirk: parts beyond the third are ignored
 
 
+_REF, _CAND, _SWAP = 0, 1, 2  # which side's token filter (`_element_tokens`)
+_LABELS = (SUB, PRED, OBJ)
+
+
+def _spans(ref_tokens, cand_tokens, ref_label, cand_label):
+    """(found, reference spans, candidate spans, len(total)) of one element pair, from offset 0."""
+    return _aligned_spans(ref_tokens, cand_tokens, ref_label, cand_label)[:4]
+
+
 def _pair_spans(ref, cand):
     """Reference and candidate spans of one normalised pair: main pass, then the swap attempts.
-    Each element's result is (found, reference spans, candidate spans, len(total)) from offset 0;
-    its spans are then shifted by the element's base."""
+    Each element's spans are shifted by the element's base (the previous elements' len(total))."""
     ref_elements, cand_elements = _elements(ref, cand)
     ref_tok = [_element_tokens(e) for e in ref_elements]
     cand_tok = [_element_tokens(e) for e in cand_elements]
-    REF, CAND, SWAP = 0, 1, 2  # which side's token filter
-
-    def spans(ref_tokens, cand_tokens, ref_label, cand_label):
-        return _aligned_spans(ref_tokens, cand_tokens, ref_label, cand_label)[:4]
-
-    # Main pass: element against element, same labels; each element's offset (base) is the sum of
-    # the previous elements' len(total).
-    results = [spans(ref_tok[e][REF], cand_tok[e][CAND], label, label) for e, label in enumerate((SUB, PRED, OBJ))]
-    (found_s, *_, len_s), (found_p, *_, len_p), (found_o, *_) = results
-    bases = (0, len_s, len_s + len_p)
-    switched = False
-
-    # Swap 1: subject <-> object, when neither was found.
-    if not found_s and not found_o:
-        first = spans(ref_tok[0][SWAP], cand_tok[2][SWAP], SUB, OBJ)
-        second = spans(ref_tok[2][SWAP], cand_tok[0][SWAP], OBJ, SUB)
-        if first[0] or second[0]:
-            # Quirk: PRED is recomputed from the object/subject token lists just used (as their
-            # alignment and linking left them, no new alignment), both labels PRED.
-            *_, cand_sub, ref_obj = _aligned_spans(ref_tok[2][SWAP], cand_tok[0][SWAP], OBJ, SUB)
-            results = [first, _element_spans(ref_obj, cand_sub, PRED, PRED)[:4], second]
-            bases = (0, first[3], first[3] + len_p)
-            switched = True
-    # Swap 2: subject <-> predicate. Quirk: guarded by `switched` only, so it also runs when swap 1
-    # was tried and found nothing; the object keeps its main-pass base.
-    if not switched and not found_s and not found_p:
-        first = spans(ref_tok[0][SWAP], cand_tok[1][SWAP], SUB, PRED)
-        second = spans(ref_tok[1][SWAP], cand_tok[0][SWAP], PRED, SUB)
-        if first[0] or second[0]:
-            results = [first, second, results[2]]
-            bases = (0, first[3], bases[2])
-            switched = True
-    # Swap 3: predicate <-> object.
-    if not switched and not found_p and not found_o:
-        first = spans(ref_tok[1][SWAP], cand_tok[2][SWAP], PRED, OBJ)
-        second = spans(ref_tok[2][SWAP], cand_tok[1][SWAP], OBJ, PRED)
-        if first[0] or second[0]:
-            results = [results[0], first, second]
-            bases = (0, len_s, len_s + first[3])
-
+    # Main pass: element against element, same labels.
+    results = [_spans(ref_tok[e][_REF], cand_tok[e][_CAND], label, label) for e, label in enumerate(_LABELS)]
+    results, bases = _swapped(ref_tok, cand_tok, results)
     true_spans = [(label, start + base, end + base) for (_, spans, _, _), base in zip(results, bases)
                   for label, start, end in spans]
     pred_spans = [(label, start + base, end + base) for (_, _, spans, _), base in zip(results, bases)
                   for label, start, end in spans]
     return true_spans, pred_spans
+
+
+def _swap(ref_tok, cand_tok, a, b):
+    """Elements a and b aligned crosswise (swap-side tokens): the two results if either found a match."""
+    first = _spans(ref_tok[a][_SWAP], cand_tok[b][_SWAP], _LABELS[a], _LABELS[b])
+    second = _spans(ref_tok[b][_SWAP], cand_tok[a][_SWAP], _LABELS[b], _LABELS[a])
+    return (first, second) if first[0] or second[0] else None
+
+
+def _swapped(ref_tok, cand_tok, results):
+    """The official swap attempts after the main pass: (element results, their bases). The first
+    attempt that finds a match replaces the main pass's results for its two elements."""
+    (found_s, *_, len_s), (found_p, *_, len_p), (found_o, *_) = results
+    # Swap 1: subject <-> object, when neither was found.
+    if not found_s and not found_o and (hit := _swap(ref_tok, cand_tok, 0, 2)):
+        first, second = hit
+        # Quirk: PRED is recomputed from the object/subject token lists just used (as their
+        # alignment and linking left them, no new alignment), both labels PRED.
+        *_, cand_sub, ref_obj = _aligned_spans(ref_tok[2][_SWAP], cand_tok[0][_SWAP], OBJ, SUB)
+        return [first, _element_spans(ref_obj, cand_sub, PRED, PRED)[:4], second], (0, first[3], first[3] + len_p)
+    # Swap 2: subject <-> predicate. Quirk: guarded by "nothing switched" only, so it also runs when
+    # swap 1 was tried and found nothing; the object keeps its main-pass base.
+    if not found_s and not found_p and (hit := _swap(ref_tok, cand_tok, 0, 1)):
+        first, second = hit
+        return [first, second, results[2]], (0, first[3], len_s + len_p)
+    # Swap 3: predicate <-> object.
+    if not found_p and not found_o and (hit := _swap(ref_tok, cand_tok, 1, 2)):
+        first, second = hit
+        return [results[0], first, second], (0, len_s, len_s + first[3])
+    return results, (0, len_s, len_s + len_p)
 
 
 # nervaluate 0.1.7's outcome of one predicted span, per scheme (Ent_type, Partial, Strict, Exact).
@@ -352,32 +412,34 @@ def _count(true_spans, pred_spans):
     booked = []
     hit = set()
     for pred in pred_spans:
-        label, start, end = pred
-        if pred in true_spans:
-            hit.add(pred)
-            booked.append((_EXACT_HIT, label))
-            continue
-        for true in true_spans:
-            true_label, true_start, true_end = true
-            if true_start == start and true_end == end:  # (the exact-match case is handled above)
-                outcome = _SAME_BOUNDS_OTHER_LABEL
-            # Quirk (0.1.7): overlap of range(start, end), an exclusive end, so a one-token
-            # span never overlaps anything. A true span may be hit by several predictions.
-            elif max(start, true_start) < min(end, true_end):
-                outcome = _OVERLAP_SAME_LABEL if label == true_label else _OVERLAP_OTHER_LABEL
-            else:
-                continue
-            hit.add(true)
-            booked.append((outcome, true_label))  # booked under the true span's label
-            break
-        else:  # quirk (0.1.7): a spurious prediction is spurious for every tag
+        outcome = _outcome(pred, true_spans)
+        if outcome is None:  # quirk (0.1.7): a spurious prediction is spurious for every tag
             for slot in _SPURIOUS_SLOTS:
                 counts[slot] += 1
+            continue
+        hit.add(outcome[1])
+        booked.append((outcome[0], outcome[1][0]))  # booked under the true span's label
     booked.extend(((MISSED,) * 4, true[0]) for true in true_spans if true not in hit)
     for outcome_label in booked:
         for slot in _OUTCOME_SLOTS[outcome_label]:
             counts[slot] += 1
     return counts
+
+
+def _outcome(pred, true_spans):
+    """(outcome, the true span it hits) of one predicted span, or None when it is spurious."""
+    if pred in true_spans:
+        return _EXACT_HIT, pred
+    label, start, end = pred
+    for true in true_spans:
+        _, true_start, true_end = true
+        if true_start == start and true_end == end:  # (the exact-match case is handled above)
+            return _SAME_BOUNDS_OTHER_LABEL, true
+        # Quirk (0.1.7): overlap of range(start, end), an exclusive end, so a one-token span never
+        # overlaps anything. A true span may be hit by several predictions.
+        if max(start, true_start) < min(end, true_end):
+            return (_OVERLAP_SAME_LABEL if label == true[0] else _OVERLAP_OTHER_LABEL), true
+    return None
 
 
 @lru_cache(maxsize=1 << 12)  # few distinct count tuples
@@ -431,6 +493,15 @@ def best_assignment(scores):
     the official `for perm in itertools.permutations(range(k)): if s > best` loop selects. Small
     entries run that loop; larger ones the exact search of `search_assignment`."""
     return official_assignment(scores) if len(scores) <= _SMALL else search_assignment(scores)
+
+
+def search_states(scores):
+    """The most states `search_assignment` can visit: prod(copies + 1) over groups of equal columns
+    (2^k when all k columns differ). `item_stats` refuses entries above `MAX_SEARCH_STATES`."""
+    states = 1
+    for copies in Counter(zip(*scores)).values():
+        states *= copies + 1
+    return states
 
 
 def official_assignment(scores):
@@ -535,7 +606,7 @@ def _exact(value):
 
 
 @dataclass(frozen=True)
-class EntryStats:
+class ItemStats:
     """Everything the corpus numbers need from one entry, computed once (resample these freely).
 
     `counts` and `rate_sums` are flat, in the order [group][scheme][kind or rate] with groups
@@ -558,25 +629,74 @@ class EntryStats:
         return len(self.assignment)
 
 
-def _check_triples(triples, field, entry):
-    where = "" if entry is None else f"entry {entry}: "
+class EntryError(InputError):
+    """An entry that cannot be scored. `side` ("reference", "candidate" or None for the whole entry)
+    and `triple` (its index, or None) say where, so that a file reader can name the line."""
+
+    def __init__(self, message, side=None, triple=None):
+        super().__init__(message)
+        self.side, self.triple = side, triple
+
+
+def _where(example):
+    return "" if example is None else f"example {example}: "
+
+
+def _check_list(triples, side, example):
+    """A list of strings, within the size limits."""
+    where = _where(example)
     if isinstance(triples, str) or not isinstance(triples, (list, tuple)):
-        raise TypeError(f"{where}{field} must be a list of 'subject | predicate | object' strings; got {type(triples).__name__}")
+        raise TypeError(f"{where}{side}s is {type(triples).__name__} {triples!r:.80}; "
+                        "expected a list of 'subject | predicate | object' strings")
     for i, triple in enumerate(triples):
         if not isinstance(triple, str):
-            raise TypeError(f"{where}{field}[{i}] must be a 'subject | predicate | object' string; got {type(triple).__name__}")
+            raise TypeError(f"{where}{side}s[{i}] is {type(triple).__name__} {triple!r:.80}; "
+                            "expected a 'subject | predicate | object' string")
+        if len(triple) > MAX_TRIPLE_CHARS:
+            raise EntryError(f"{where}{side} triple {i} has {len(triple):,} characters; expected at most "
+                             f"{MAX_TRIPLE_CHARS:,} (a limit of this scorer)", side, i)
+    if len(triples) > MAX_TRIPLES:
+        raise EntryError(f"{where}{len(triples)} {side} triples in one entry; expected at most {MAX_TRIPLES} "
+                         "(a limit of this scorer: the official script would try k! assignments)", side)
 
 
-def entry_stats(references, candidates, entry=None):
-    """Score one entry. `references` and `candidates` are lists of "subject | predicate | object"
-    strings (raw, as in the XML); `entry` (an index or id) only labels error messages."""
-    _check_triples(references, "references", entry)
-    _check_triples(candidates, "candidates", entry)
+def _check_elements(normalised, side, example):
+    """Every subject, predicate and object within `MAX_ELEMENT_TOKENS` (word alignment is cubic)."""
+    for i, triple in enumerate(normalised):
+        for name, element in zip(("subject", "predicate", "object"), triple.split(" | ")[:3]):
+            n_tokens = len(_element_tokens(element)[_CAND])
+            if n_tokens > MAX_ELEMENT_TOKENS:
+                raise EntryError(f"{_where(example)}the {name} of {side} triple {i} has {n_tokens} tokens; "
+                                 f"expected at most {MAX_ELEMENT_TOKENS} (a limit of this scorer)", side, i)
+
+
+def _check_pairs(refs, cands, example):
+    """At most `MAX_PAIRS` distinct (reference, candidate) pairs to score, padding included."""
+    distinct_refs = len(set(refs) | ({""} if len(cands) > len(refs) else set()))
+    distinct_cands = len(set(cands) | ({""} if len(refs) > len(cands) else set()))
+    if distinct_refs * distinct_cands > MAX_PAIRS:
+        raise EntryError(f"{_where(example)}{distinct_refs} distinct reference x {distinct_cands} distinct candidate "
+                         f"triples (padding included) make {distinct_refs * distinct_cands} pairs to score; expected "
+                         f"at most {MAX_PAIRS} (a limit of this scorer)")
+
+
+def check_entry(references, candidates, example=None):
+    """Refuses what cannot be scored, before any scoring: `TypeError` for what is not a list of
+    strings, `EntryError` beyond the limits. Returns the normalised triples (references, candidates)."""
+    _check_list(references, "reference", example)
+    _check_list(candidates, "candidate", example)
     refs, cands = [normalise(t) for t in references], [normalise(t) for t in candidates]
+    _check_elements(refs, "reference", example)
+    _check_elements(cands, "candidate", example)
+    _check_pairs(refs, cands, example)
+    return refs, cands
+
+
+def _pair_matrix(references, candidates, refs, cands, example):
+    """matrix[c][r]: the `PairResult` of every candidate slot against every reference slot (k x k, padded).
+    All pairs are scored, as in the official script, where an error in any pair aborts the run."""
     k = max(len(refs), len(cands))
-    refs += [""] * (k - len(refs))
-    cands += [""] * (k - len(cands))
-    # All k x k pairs are scored (an error in any pair aborts, as in the official script).
+    refs, cands = refs + [""] * (k - len(refs)), cands + [""] * (k - len(cands))
     matrix = []
     for c, cand in enumerate(cands):
         row = []
@@ -584,14 +704,28 @@ def entry_stats(references, candidates, entry=None):
             try:
                 row.append(pair_result(ref, cand))
             except _OfficialCrash as err:
-                where = "" if entry is None else f"entry {entry}: "
                 ref_text = repr(references[r]) if r < len(references) else "(padding)"
                 cand_text = repr(candidates[c]) if c < len(candidates) else "(padding)"
-                raise ValueError(f"{where}reference triple {r} {ref_text} against candidate triple {c} {cand_text}: {err}") from None
+                raise EntryError(f"{_where(example)}reference triple {r} {ref_text} against candidate triple {c} "
+                                 f"{cand_text}: {err}", err.side, r if err.side == "reference" else c) from None
         matrix.append(row)
-    assignment = best_assignment([[pair.score for pair in row] for row in matrix])
+    return matrix
+
+
+def item_stats(references, candidates, example=None):
+    """Score one entry. `references` and `candidates` are lists of "subject | predicate | object"
+    strings (raw, as in the XML); `example` (its index) names it in error messages."""
+    refs, cands = check_entry(references, candidates, example)
+    matrix = _pair_matrix(references, candidates, refs, cands, example)
+    scores = [[pair.score for pair in row] for row in matrix]
+    states = search_states(scores)
+    if states > MAX_SEARCH_STATES:
+        raise EntryError(f"{_where(example)}the assignment search over {len(scores)} triple slots has {states:,} "
+                         f"states; expected at most {MAX_SEARCH_STATES:,} (a limit of this scorer: too many "
+                         "reference triples that score differently)")
+    assignment = best_assignment(scores)
     selected = [matrix[c][r] for c, r in enumerate(assignment)]
-    return EntryStats(
+    return ItemStats(
         n_references=len(references),
         n_candidates=len(candidates),
         assignment=assignment,
@@ -625,7 +759,7 @@ def _exact_match(stats):
 
 
 def aggregate(stats):
-    """The official output dict from a list of `EntryStats`, keys in the official order:
+    """The official output dict from a list of `ItemStats`, keys in the official order:
     Total_scores (Ent_type, Partial, Strict, Exact), Scores_per_tag (Subjects, Predicates,
     Objects; each the four schemes), Exact_match. Counts are sums; P/R/F1 are the exactly rounded
     means over all selected pairs, as `statistics.mean` gives them (the int 0 when every pair's is)."""
@@ -661,7 +795,7 @@ def aggregate(stats):
 
 
 def score(references_per_entry, candidates_per_entry):
-    """`aggregate` of `entry_stats` over entries paired by position (as the official pairs them)."""
+    """`aggregate` of `item_stats` over entries paired by position (as the official pairs them)."""
     references_per_entry, candidates_per_entry = list(references_per_entry), list(candidates_per_entry)
     if len(references_per_entry) != len(candidates_per_entry):
         raise ValueError(
@@ -669,7 +803,7 @@ def score(references_per_entry, candidates_per_entry):
             "entries are paired by position, so the counts must be equal"
         )
     return aggregate(
-        entry_stats(refs, cands, entry=i)
+        item_stats(refs, cands, example=i)
         for i, (refs, cands) in enumerate(zip(references_per_entry, candidates_per_entry))
     )
 

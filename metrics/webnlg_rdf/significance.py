@@ -1,6 +1,6 @@
 """How sure a WebNLG+ 2020 text-to-RDF number is: bootstrap intervals and paired tests over entries.
 
-The unit is the entry (one text and its triple set). `scoring.entry_stats` keeps, per entry, the
+The unit is the entry (one text and its triple set). `scoring.item_stats` keeps, per entry, the
 selected (reference, candidate) pairs' exact P/R/F1 sums and their number k, so a resample
 re-aggregates without re-aligning or re-searching anything. The official corpus P, R and F1 of
 each scheme are means over all selected pairs of all entries:
@@ -10,9 +10,9 @@ each scheme are means over all selected pairs of all entries:
 The headline numbers are `Total_scores` P, R and F1 of the four schemes (Ent_type, Partial,
 Strict, Exact), named "<scheme>_<rate>". `Exact_match` (macro over every distinct triple string)
 is not resampled. The point estimates are always `scoring.aggregate`'s parity numbers; only
-intervals and p-values come from resampling (`resampling.py`, the same file in every metric folder).
+intervals and p-values come from resampling (`benchscore.core.resampling`).
 
-    stats = [entry_stats(refs, cands) for refs, cands in zip(references, candidates)]
+    stats = [item_stats(refs, cands) for refs, cands in zip(references, candidates)]
     confidence_intervals(stats)          # {"Exact_F1": {"estimate", "low", "high"}, ...}
     paired_test(stats_a, stats_b)        # difference, interval, p-values per number
 """
@@ -20,24 +20,22 @@ intervals and p-values come from resampling (`resampling.py`, the same file in e
 from benchscore.core.resampling import DEFAULT_LEVEL
 from benchscore.core.resampling import DEFAULT_RESAMPLES
 from benchscore.core.resampling import DEFAULT_SEED
-from benchscore.core.compare import add_compare_options
 from benchscore.core.resampling import as_values
 from benchscore.core.resampling import bounds
 from benchscore.core.resampling import check_options
 from benchscore.core.resampling import intervals
 from benchscore.core.resampling import paired
-from benchscore.core.compare import report_comparison
 from benchscore.core.resampling import signature_part
-from .scoring import RATES
-from .scoring import SCHEMES
-from .scoring import aggregate
-from .scoring import breakdown
+from benchscore.webnlg_rdf.scoring import RATES
+from benchscore.webnlg_rdf.scoring import SCHEMES
+from benchscore.webnlg_rdf.scoring import aggregate
+from benchscore.webnlg_rdf.scoring import breakdown
 
 HEADLINE = tuple(f"{scheme}_{rate}" for scheme in SCHEMES for rate in RATES)
-_UNIT = 2**1074  # `EntryStats.rate_sums` are exact sums in units of 2**-1074 (see scoring.py)
+_UNIT = 2**1074  # `ItemStats.rate_sums` are exact sums in units of 2**-1074 (see scoring.py)
 
 
-def entry_values(stats):
+def item_values(stats):
     """One row per entry: k (its selected pairs), then the Total group's rate sums, scheme by scheme."""
     # rate_sums starts with the Total group: [scheme][P, R, F1]; int / int is the correctly rounded float.
     n_totals = len(SCHEMES) * len(RATES)
@@ -46,7 +44,7 @@ def entry_values(stats):
 
 
 def statistic(sums):
-    """Total_scores P, R, F1 of each scheme from column sums of `entry_values` (one row per sample)."""
+    """Total_scores P, R, F1 of each scheme from column sums of `item_values` (one row per sample)."""
     return {name: sums[:, 1 + column] / sums[:, 0] for column, name in enumerate(HEADLINE)}
 
 
@@ -62,7 +60,7 @@ def confidence_intervals(stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED
     entries are resampled within it.
     """
     check_options(n_resamples, seed, level)
-    return intervals(entry_values(stats), statistic, _estimates(aggregate(stats)), n_resamples, seed, level)
+    return intervals(item_values(stats), statistic, _estimates(aggregate(stats)), n_resamples, seed, level)
 
 
 def breakdown_intervals(stats, keys, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
@@ -93,7 +91,7 @@ def paired_test(stats_a, stats_b, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SE
     """
     check_options(n_resamples, seed, level)
     check_same_entries(stats_a, stats_b)
-    return paired(entry_values(stats_a), entry_values(stats_b), statistic, _estimates(aggregate(stats_a)),
+    return paired(item_values(stats_a), item_values(stats_b), statistic, _estimates(aggregate(stats_a)),
                   _estimates(aggregate(stats_b)), n_resamples, seed, level)
 
 
@@ -112,34 +110,3 @@ def add_confidence(result, stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SE
             result[name][key]["confidence_intervals"] = bounds(numbers)
     result["signature"] += "|" + signature_part(*options)
     return result
-
-
-# ------------------------------------------------------------------ `benchscore compare webnlg`
-
-
-def add_compare_arguments(parser):
-    parser.add_argument("--gold", "--reference", dest="gold", required=True,
-                        help="reference XML (<entry> with <modifiedtripleset>/<mtriple>)")
-    add_compare_options(parser, "candidate XML (<entry> with <generatedtripleset>/<gtriple>)", "--candidate")
-
-
-def read_stats(reference_path, candidate_path):
-    """Per-entry stats of a candidate file against a reference file (entries paired by position)."""
-    # Imported here: the evaluate module ships this file without the loader (it never reads files).
-    from .loader import pair_entries
-    from .loader import read_candidates
-    from .loader import read_references
-    from .scoring import entry_stats
-
-    references = read_references(reference_path)
-    candidates = read_candidates(candidate_path)
-    pair_entries(references, candidates, reference_path, candidate_path)
-    return [entry_stats(ref["triples"], cand["triples"], entry=f"{candidate_path}: entry {index}")
-            for index, (ref, cand) in enumerate(zip(references, candidates))]
-
-
-def run_compare(args):
-    from .cli import signature
-
-    stats = [read_stats(args.gold, path) for path in args.predictions]
-    return report_comparison(args, stats, confidence_intervals, paired_test, signature(by=()))

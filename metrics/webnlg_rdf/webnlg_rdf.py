@@ -3,16 +3,14 @@
 import datasets
 import evaluate
 
-# scoring imports the tokenizer, but evaluate copies only the siblings this file imports; and no
-# comment may follow an import here (evaluate reads the rest of the line as a download URL).
+from benchscore.core import metric
+from benchscore.core.readers import at_example
 from benchscore.core.resampling import DEFAULT_RESAMPLES
 from benchscore.core.resampling import DEFAULT_SEED
-from .scoring import aggregate
-from .scoring import breakdown
-from .scoring import entry_stats
-from .scoring import signature
-from .significance import add_confidence
-from .tokenizer import tokenize
+from benchscore.webnlg_rdf import scoring
+from benchscore.webnlg_rdf import significance
+
+metric.check_version("0.1.0", "webnlg_rdf")
 
 _CITATION = """\
 @inproceedings{castro-ferreira-etal-2020-2020,
@@ -43,8 +41,8 @@ triples), and the selected pairs are summed (counts) and averaged (Precision, Re
 See the metric card (README.md) for the exact definitions and the quirks.
 
 Fast path: `evaluate` round-trips every triple string through Arrow. For large inputs, call the pure
-functions of this folder directly, with the same numbers: `scoring.score(references_per_entry,
-candidates_per_entry)`, or `scoring.entry_stats` per entry and `scoring.aggregate` over them.
+functions directly, with the same numbers: `benchscore.webnlg_rdf.scoring.score(references_per_entry,
+candidates_per_entry)`, or `scoring.item_stats` per entry and `scoring.aggregate` over them.
 """
 
 _KWARGS_DESCRIPTION = """
@@ -144,24 +142,8 @@ _FEATURES = {
 }
 
 
-def _check_triples(where, field, triples):
-    """One example's triples: a list of strings. (datasets would split a bare string into one "triple"
-    per character, and evaluate checks only the first example of a batch.)"""
-    if isinstance(triples, str) or not isinstance(triples, (list, tuple)):
-        raise TypeError(
-            f"{where}: {field} is {type(triples).__name__} {triples!r:.80}; "
-            "expected a list of 'subject | predicate | object' strings"
-        )
-    for position, triple in enumerate(triples):
-        if not isinstance(triple, str):
-            raise TypeError(
-                f"{where}: {field}[{position}] is {type(triple).__name__} {triple!r:.80}; "
-                "expected a 'subject | predicate | object' string"
-            )
-
-
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class WebnlgRdf(evaluate.Metric):
+class WebnlgRdf(metric.BenchscoreMetric):
     """WebNLG+ 2020 text-to-RDF, official evaluation script semantics."""
 
     def _info(self):
@@ -178,41 +160,35 @@ class WebnlgRdf(evaluate.Metric):
             reference_urls=["https://aclanthology.org/2020.webnlg-1.7", "https://synalp.gitlabpages.inria.fr/webnlg-challenge/"],
         )
 
-    def add_batch(self, *, predictions=None, references=None, **kwargs):
-        """Adds a batch of entries (each a list of triple strings), checked example by example."""
-        for field, column in (("predictions", predictions), ("references", references)):
-            for row, triples in enumerate(() if column is None else column):
-                _check_triples(f"row {row} of this batch", field, triples)
-        return super().add_batch(predictions=predictions, references=references, **kwargs)
-
-    def add(self, *, prediction=None, reference=None, **kwargs):
-        """Adds one entry (a list of candidate and a list of reference triple strings)."""
-        for field, triples in (("prediction", prediction), ("reference", reference)):
-            if triples is not None:
-                _check_triples("this example", field, triples)
-        return super().add(prediction=prediction, reference=reference, **kwargs)
+    def _prepare(self, batch, start):
+        """Every example checked once, before Arrow sees it: lists of strings within the scorer's limits
+        (datasets would split a bare string into one "triple" per character), a category where declared."""
+        for offset, (cands, refs) in enumerate(zip(batch["predictions"], batch["references"])):
+            scoring.check_entry(refs, cands, example=start + offset)
+        for offset, name in enumerate(batch.get("category", ())):
+            if not isinstance(name, str) or not name:
+                raise at_example(start + offset, f"category is {name!r}; expected a non-empty string")
+        batch["predictions"] = [list(cands) for cands in batch["predictions"]]
+        batch["references"] = [list(refs) for refs in batch["references"]]
+        return batch
 
     def _compute(self, predictions, references, category=None, confidence=None, n_resamples=DEFAULT_RESAMPLES,
                  seed=DEFAULT_SEED):
+        # In the default configuration `category` is not a feature, so evaluate passes it here.
         if self.config_name == "default" and category is not None:
             raise ValueError(
                 "category is a feature of the 'breakdown' configuration: "
                 'load it with evaluate.load("webnlg_rdf", "breakdown") and pass category= to add_batch/compute'
             )
-        for index, name in enumerate(category or ()):
-            if not name:
-                raise ValueError(f"example {index}: category is {name!r}; expected a non-empty string")
-        # Per-entry statistics once, then the cheap aggregate (and the breakdowns) over them.
-        stats = [entry_stats(refs, cands, entry=index) for index, (cands, refs) in enumerate(zip(predictions, references))]
-        results = aggregate(stats)
+        # Per-entry statistics once; the aggregate, breakdowns and intervals all reuse them.
+        stats = [scoring.item_stats(refs, cands, example=i) for i, (cands, refs) in enumerate(zip(predictions, references))]
+        results = scoring.aggregate(stats)
+        breakdowns = {}
         if self.config_name == "breakdown":
-            results["extension_per_size"] = breakdown(stats, [len(refs) for refs in references])
-            results["extension_per_category"] = breakdown(stats, category)
-        results["signature"] = signature(breakdown=self.config_name == "breakdown")
+            breakdowns = {"extension_per_size": [len(refs) for refs in references], "extension_per_category": category}
+        for name, keys in breakdowns.items():
+            results[name] = scoring.breakdown(stats, keys)
+        results["signature"] = scoring.signature(breakdown=bool(breakdowns))
         if confidence is not None:
-            breakdowns = {}
-            if self.config_name == "breakdown":
-                breakdowns = {"extension_per_size": [len(refs) for refs in references],
-                              "extension_per_category": category}
-            add_confidence(results, stats, n_resamples, seed, confidence, breakdowns)
+            significance.add_confidence(results, stats, n_resamples, seed, confidence, breakdowns)
         return results

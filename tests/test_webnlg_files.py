@@ -1,8 +1,10 @@
-"""webnlg_rdf loader: WebNLG XML read as the official scorer reads it, safely."""
+"""webnlg_rdf files and loader: WebNLG XML read as the official scorer reads it, safely, with
+`FILE:LINE:` errors."""
 
 import datasets
 import pytest
 
+from benchscore.webnlg_rdf import files
 from benchscore.webnlg_rdf import loader
 from conftest import shared_path
 
@@ -65,7 +67,7 @@ def write(tmp_path, name, text):
 
 
 def test_read_references(tmp_path):
-    rows = loader.read_references(write(tmp_path, "refs.xml", REFERENCES))
+    rows = files.read_references(write(tmp_path, "refs.xml", REFERENCES))
     assert rows == [
         {
             "eid": "Id7",
@@ -74,6 +76,8 @@ def test_read_references(tmp_path):
             # first <modifiedtripleset> only; entities decoded; surrounding white space kept
             "triples": ['Aarhus_Airport | cityServed | "Aarhus, Denmark"', " College_of_William_&_Mary | country | United_States "],
             "lexicalisations": ["Aarhus Airport serves Aarhus.", "It serves Aarhus, Denmark."],
+            "line": 4,
+            "triple_lines": [9, 10],
         },
         {
             "eid": "Id8",
@@ -81,18 +85,21 @@ def test_read_references(tmp_path):
             "size": 1,
             "triples": ["Alan_Bean | occupation | Test_pilot"],
             "lexicalisations": ["Alan Bean was a test pilot."],
+            "line": 18,
+            "triple_lines": [20],
         },
     ]
 
 
 def test_read_candidates_one_line_without_eid_and_pretty_printed(tmp_path):
-    assert loader.read_candidates(write(tmp_path, "one_line.xml", CANDIDATES_ONE_LINE)) == [
-        {"eid": None, "triples": ['Aarhus_Airport | cityServed | "Aarhus"', "College_of_William_&_Mary | country | Café"]},
-        {"eid": None, "triples": []},  # <generatedtripleset/>: no triple
+    assert files.read_predictions(write(tmp_path, "one_line.xml", CANDIDATES_ONE_LINE)) == [
+        {"eid": None, "triples": ['Aarhus_Airport | cityServed | "Aarhus"', "College_of_William_&_Mary | country | Café"],
+         "line": 1, "triple_lines": [1, 1]},
+        {"eid": None, "triples": [], "line": 1, "triple_lines": []},  # <generatedtripleset/>: no triple
     ]
-    assert loader.read_candidates(write(tmp_path, "pretty.xml", CANDIDATES_PRETTY)) == [
-        {"eid": "Id7", "triples": ["Aarhus_Airport | cityServed | Aarhus"]},
-        {"eid": "Id8", "triples": []},
+    assert files.read_predictions(write(tmp_path, "pretty.xml", CANDIDATES_PRETTY)) == [
+        {"eid": "Id7", "triples": ["Aarhus_Airport | cityServed | Aarhus"], "line": 4, "triple_lines": [6]},
+        {"eid": "Id8", "triples": [], "line": 9, "triple_lines": []},
     ]
 
 
@@ -110,21 +117,21 @@ def test_load_dataset_has_explicit_features_and_pairs_by_position(tmp_path):
 
 def test_missing_generatedtripleset_names_the_entry(tmp_path):
     path = write(tmp_path, "c.xml", CANDIDATES_PRETTY.replace("<generatedtripleset>\n      </generatedtripleset>", ""))
-    with pytest.raises(ValueError, match=r"entry 1 \(eid 'Id8'\) has no <generatedtripleset>"):
-        loader.read_candidates(path)
+    with pytest.raises(ValueError, match=r"c.xml:9: entry 1 \(eid 'Id8'\) has no <generatedtripleset>"):
+        files.read_predictions(path)
 
 
 def test_missing_modifiedtripleset_and_bad_size(tmp_path):
     no_triples = REFERENCES.replace("<modifiedtripleset>\n        <mtriple>Alan_Bean | occupation | Test_pilot</mtriple>\n      </modifiedtripleset>", "")
-    with pytest.raises(ValueError, match=r"entry 1 \(eid 'Id8'\) has no <modifiedtripleset>"):
-        loader.read_references(write(tmp_path, "r1.xml", no_triples))
-    with pytest.raises(ValueError, match="size is 'two'; expected an integer"):
-        loader.read_references(write(tmp_path, "r2.xml", REFERENCES.replace('size="2"', 'size="two"')))
+    with pytest.raises(ValueError, match=r"r1.xml:18: entry 1 \(eid 'Id8'\) has no <modifiedtripleset>"):
+        files.read_references(write(tmp_path, "r1.xml", no_triples))
+    with pytest.raises(ValueError, match="r2.xml:4: entry 0 .* has size 'two'; expected an integer"):
+        files.read_references(write(tmp_path, "r2.xml", REFERENCES.replace('size="2"', 'size="two"')))
 
 
 def test_entry_count_mismatch_is_an_error(tmp_path):
     one_entry = CANDIDATES_PRETTY.replace('<entry eid="Id8">\n      <generatedtripleset>\n      </generatedtripleset>\n    </entry>', "")
-    with pytest.raises(ValueError, match="has 1 entries and .* has 2; entries are paired by position"):
+    with pytest.raises(ValueError, match=r"c.xml:4: 1 entries, and .*r.xml has 2; expected as many \(entries are paired by position\)"):
         loader.load_dataset(write(tmp_path, "r.xml", REFERENCES), write(tmp_path, "c.xml", one_entry))
 
 
@@ -139,35 +146,58 @@ EXTERNAL = """<?xml version="1.0"?>
 """
 EXTERNAL_DTD = """<?xml version="1.0"?>
 <!DOCTYPE benchmark SYSTEM "http://127.0.0.1:9/evil.dtd">
-<benchmark><entries></entries></benchmark>
+<benchmark><entries><entry><generatedtripleset/></entry></entries></benchmark>
 """
 
 
-@pytest.mark.parametrize("text, reason", [(BOMB, "entity declaration"), (EXTERNAL, "entity declaration")])
-def test_entity_expansion_and_external_entities_are_refused(tmp_path, text, reason):
-    with pytest.raises(ValueError, match=f"refused to parse an {reason}"):
-        loader.read_candidates(write(tmp_path, "evil.xml", text))
+@pytest.mark.parametrize("text, line", [(BOMB, 2), (EXTERNAL, 2)])
+def test_entity_expansion_and_external_entities_are_refused(tmp_path, text, line):
+    with pytest.raises(ValueError, match=f"evil.xml:{line}: found an entity declaration"):
+        files.read_predictions(write(tmp_path, "evil.xml", text))
 
 
 def test_external_dtd_is_never_fetched(tmp_path):
-    # Nothing listens on port 9 and nothing is fetched: the file parses as an empty benchmark.
-    assert loader.read_candidates(write(tmp_path, "dtd.xml", EXTERNAL_DTD)) == []
+    # Nothing listens on port 9 and nothing is fetched: the file parses as one empty entry.
+    assert files.read_predictions(write(tmp_path, "dtd.xml", EXTERNAL_DTD))[0]["triples"] == []
 
 
 def test_size_limit_and_malformed_xml(tmp_path, monkeypatch):
     path = write(tmp_path, "c.xml", CANDIDATES_PRETTY)
-    monkeypatch.setattr(loader, "MAX_XML_BYTES", 100)
-    with pytest.raises(ValueError, match="above the 100-byte limit"):
-        loader.read_candidates(path)
+    monkeypatch.setattr(files, "MAX_XML_BYTES", 100)
+    with pytest.raises(ValueError, match=r"c.xml:1: the file has 317 bytes; expected at most 100"):
+        files.read_predictions(path)
     monkeypatch.undo()
-    with pytest.raises(ValueError, match="not well-formed XML: .* at line 3"):
-        loader.read_candidates(write(tmp_path, "bad.xml", "<benchmark>\n<entries>\n<entry></entries>"))
-    with pytest.raises(ValueError, match="root element is <entries>; expected <benchmark>"):
-        loader.read_candidates(write(tmp_path, "root.xml", "<entries></entries>"))
+    with pytest.raises(ValueError, match=r"bad.xml:3: not well-formed XML \(mismatched tag at column 10\)"):
+        files.read_predictions(write(tmp_path, "bad.xml", "<benchmark>\n<entries>\n<entry></entries>"))
+    with pytest.raises(ValueError, match="root.xml:1: the root element is <entries>; expected <benchmark>"):
+        files.read_predictions(write(tmp_path, "root.xml", "<entries></entries>"))
     bad_utf8 = tmp_path / "latin1.xml"
     bad_utf8.write_bytes("<benchmark>\n<entries>caf\xe9</entries></benchmark>".encode("latin-1"))
-    with pytest.raises(ValueError, match="line 2 is not valid UTF-8"):
-        loader.read_candidates(bad_utf8)
+    with pytest.raises(ValueError, match="latin1.xml:2: byte 0xe9 at column 13 is not UTF-8"):
+        files.read_predictions(bad_utf8)
+
+
+@pytest.mark.parametrize("text, line, message", [
+    ("", 1, "the file is empty"),
+    ("  \n\n", 1, "the file is empty"),
+    ("<benchmark/>", 1, "<benchmark> has no <entries> element"),
+    ("<benchmark>\n <entries>\n </entries>\n</benchmark>", 2, "<entries> has no <entry>; expected at least one"),
+])
+def test_empty_files_are_refused(tmp_path, text, line, message):
+    for read in (files.read_references, files.read_predictions):
+        with pytest.raises(ValueError, match=f"^.*e.xml:{line}: {message}"):
+            read(write(tmp_path, "e.xml", text))
+
+
+def test_an_entry_that_cannot_be_scored_names_the_line_of_its_triple(tmp_path):
+    refs = write(tmp_path, "r.xml", REFERENCES)
+    cands = write(tmp_path, "c.xml", CANDIDATES_PRETTY.replace("| cityServed | Aarhus", "| cityServed"))
+    with pytest.raises(ValueError, match=r"c.xml:6: entry 0 \(reference eid 'Id7'\): reference triple 0 .* against "
+                                         r"candidate triple 0 'Aarhus_Airport \| cityServed'"):
+        files.file_stats(refs, cands)
+    refs = write(tmp_path, "r.xml", REFERENCES.replace("Alan_Bean | occupation | Test_pilot", "Alan_Bean | occupation"))
+    with pytest.raises(ValueError, match=r"r.xml:20: entry 1 \(reference eid 'Id8'\): reference triple 0"):
+        files.file_stats(refs, write(tmp_path, "c2.xml", CANDIDATES_PRETTY.replace("</generatedtripleset>\n    </entry>\n  </entries>", "<gtriple>a | b | c</gtriple></generatedtripleset>\n    </entry>\n  </entries>")))
 
 
 # --- the real 2020 files (facts from SOURCES.md) ------------------------------------------------
@@ -180,7 +210,7 @@ def test_size_limit_and_malformed_xml(tmp_path, monkeypatch):
     ],
 )
 def test_real_reference_files(path, entries, triples):
-    rows = loader.read_references(shared_path("data", "webnlg", *path))
+    rows = files.read_references(shared_path("data", "webnlg", *path))
     assert len(rows) == entries and sum(len(r["triples"]) for r in rows) == triples
     assert all(r["size"] == len(r["triples"]) for r in rows)
 
@@ -190,7 +220,7 @@ def test_real_reference_files(path, entries, triples):
     [("bt5", 6667), ("amazon_ai_shanghai", 7151), ("baseline", 7631), ("cyclegt", 3974)],
 )
 def test_real_submissions(system, triples):
-    rows = loader.read_candidates(shared_path("data", "webnlg", "submissions", "en", system, "all.xml"))
+    rows = files.read_predictions(shared_path("data", "webnlg", "submissions", "en", system, "all.xml"))
     assert len(rows) == 2155 and sum(len(r["triples"]) for r in rows) == triples
 
 
@@ -198,12 +228,12 @@ def test_split_files_are_subsets_of_the_full_files_after_entity_decoding():
     """SOURCES.md: each split entry equals the en_all entry with the same eid, and each split
     submission entry the all.xml entry at that reference position (serialisations differ)."""
     data = shared_path("data", "webnlg")
-    full = loader.read_references(data / "references" / "en_all.xml")
+    full = files.read_references(data / "references" / "en_all.xml")
     position = {row["eid"]: i for i, row in enumerate(full)}
-    all_candidates = loader.read_candidates(data / "submissions" / "en" / "amazon_ai_shanghai" / "all.xml")
+    all_candidates = files.read_predictions(data / "submissions" / "en" / "amazon_ai_shanghai" / "all.xml")
     for split in ("seen", "unseen_entities", "unseen_categories"):
-        references = loader.read_references(data / "references" / f"en_{split}.xml")
-        candidates = loader.read_candidates(data / "submissions" / "en" / "amazon_ai_shanghai" / f"{split}.xml")
+        references = files.read_references(data / "references" / f"en_{split}.xml")
+        candidates = files.read_predictions(data / "submissions" / "en" / "amazon_ai_shanghai" / f"{split}.xml")
         assert len(references) == len(candidates)
         for reference, candidate in zip(references, candidates):
             i = position[reference["eid"]]

@@ -1,0 +1,197 @@
+"""WebNLG XML files -> validated entries and per-entry statistics: the one read path of this benchmark
+(the CLI, `benchscore compare webnlg`, the loader and the Space all read through it).
+
+Read the way the official scorer reads them: it parses both files with `BeautifulSoup(fp, "lxml")`
+and walks `benchmark > entries > entry`. Per entry it takes the *first* `<modifiedtripleset>` and all
+its `<mtriple>` texts (references), or the first `<generatedtripleset>` and all its `<gtriple>` texts
+(candidates); a text is the element's whole text with entities decoded and surrounding white space
+kept. Candidate entries are paired with reference entries **by position**: `eid` and `category` are
+ignored (the scorer's own example pairs candidate Id19 with reference Id1). `<generatedtripleset/>`
+means no triple.
+
+Safety, in this one place: files above `MAX_XML_BYTES` are refused before parsing; the text is read
+by `core.readers` (UTF-8 checked with its line, a BOM dropped); the stdlib expat parser refuses any
+entity declaration (no "billion laughs"), external entities and external DTDs (no file or network
+access). Where the official's HTML parser is more lenient we follow it where real files need it: a
+bare `&` is text (CycleGT's submission has `College_of_William_&_Mary`), HTML named entities such as
+`&eacute;` are decoded, and tag names are matched case-insensitively.
+
+Every error is `FILE:LINE: what was found; what was expected` (expat's line for XML errors, the
+`<entry>` or triple's line otherwise): an empty file or one without entries, an entry without its
+triple set (the official crashes), a different number of candidate and reference entries (the
+official crashes on more candidates and, in its Exact_match part, on fewer), and an entry that
+cannot be scored (`scoring.EntryError`: the official crashes, or beyond the scorer's limits).
+"""
+
+import html.entities
+import os
+import re
+import xml.etree.ElementTree as ET
+from xml.parsers import expat
+
+from benchscore.core.readers import at_line
+from benchscore.core.readers import iter_lines
+from benchscore.webnlg_rdf.scoring import EntryError
+from benchscore.webnlg_rdf.scoring import item_stats
+
+MAX_XML_BYTES = 16 << 20  # one XML file: 16 MiB (the 2020 English references are 2 MB)
+
+_AMPERSAND = re.compile(r"&(?:([A-Za-z][A-Za-z0-9]*);|#[0-9]+;|#[xX][0-9A-Fa-f]+;)?")
+_XML_ENTITIES = frozenset(("lt", "gt", "amp", "quot", "apos"))
+
+
+def _html_ampersand(match):
+    """As the official's HTML parser reads `&`: character references and known named entities are
+    decoded, anything else is a literal `&`."""
+    name = match.group(1)
+    if match.group(0) == "&":
+        return "&amp;"
+    if name is None or name in _XML_ENTITIES:
+        return match.group(0)
+    if name + ";" in html.entities.html5:
+        return "".join(f"&#{ord(char)};" for char in html.entities.html5[name + ";"])
+    return "&amp;" + name + ";"
+
+
+class _Refused(Exception):
+    pass
+
+
+def _refuse(what):
+    def handler(*args):
+        raise _Refused(what)
+
+    return handler
+
+
+def _read_text(path):
+    size = os.path.getsize(path)
+    if size > MAX_XML_BYTES:
+        raise at_line(path, 1, f"the file has {size:,} bytes; expected at most {MAX_XML_BYTES:,} "
+                               "(the limit for one WebNLG XML file)")
+    text = "\n".join(line for _, line in iter_lines(path))  # XML reads CRLF as LF anyway
+    if not text.strip():
+        raise at_line(path, 1, "the file is empty; expected a WebNLG XML file (<benchmark><entries><entry>...)")
+    return text
+
+
+def parse_xml(path):
+    """(root element, {element: its line}) of an XML file parsed safely; tag names lower-cased."""
+    text = _read_text(path)
+    builder, lines = ET.TreeBuilder(), {}
+    parser = expat.ParserCreate()
+    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)  # never read an external DTD
+    parser.EntityDeclHandler = _refuse("an entity declaration (<!ENTITY ...>)")
+    parser.UnparsedEntityDeclHandler = _refuse("an unparsed entity declaration")
+    parser.ExternalEntityRefHandler = _refuse("an external entity reference")
+
+    def start(tag, attributes):
+        lines[builder.start(tag.lower(), attributes)] = parser.CurrentLineNumber
+
+    parser.StartElementHandler = start
+    parser.EndElementHandler = lambda tag: builder.end(tag.lower())
+    parser.CharacterDataHandler = builder.data
+    try:
+        parser.Parse(_AMPERSAND.sub(_html_ampersand, text), True)
+    except _Refused as err:
+        raise at_line(path, parser.CurrentLineNumber, f"found {err}; expected none (WebNLG files need none, "
+                                                      "and entities can expand without bound or read other files)") from None
+    except expat.ExpatError as err:
+        raise at_line(path, err.lineno, f"not well-formed XML ({expat.ErrorString(err.code)} at column "
+                                        f"{err.offset + 1}); expected a WebNLG XML file") from None
+    return builder.close(), lines
+
+
+def _entries(path):
+    """The `<entry>` elements and their lines; at least one."""
+    root, lines = parse_xml(path)
+    if root.tag != "benchmark":
+        raise at_line(path, lines[root], f"the root element is <{root.tag}>; expected <benchmark>")
+    entries = root.find("entries")
+    if entries is None:
+        raise at_line(path, lines[root], "<benchmark> has no <entries> element; expected <entries> with <entry> elements")
+    found = list(entries.iter("entry"))
+    if not found:
+        raise at_line(path, lines[entries], "<entries> has no <entry>; expected at least one entry")
+    return found, lines
+
+
+def _texts(element, tag, lines):
+    """(texts, lines) of the `tag` elements inside `element`."""
+    children = list(element.iter(tag))
+    return ["".join(child.itertext()) for child in children], [lines[child] for child in children]
+
+
+def _name(index, entry):
+    eid = entry.get("eid")
+    return f"entry {index}" + (f" (eid {eid!r})" if eid is not None else "")
+
+
+def read_references(path):
+    """Per `<entry>` in file order: {"eid", "category", "size", "triples", "lexicalisations", "line",
+    "triple_lines"}. `triples` are the `<mtriple>` texts of the first `<modifiedtripleset>`; `size`
+    is the `size` attribute (the number of triples when it is absent); lines count from 1."""
+    rows = []
+    entries, lines = _entries(path)
+    for index, entry in enumerate(entries):
+        tripleset = entry.find(".//modifiedtripleset")
+        if tripleset is None:
+            raise at_line(path, lines[entry], f"{_name(index, entry)} has no <modifiedtripleset>; "
+                                              "expected the reference triples")
+        triples, triple_lines = _texts(tripleset, "mtriple", lines)
+        size = entry.get("size", str(len(triples)))
+        try:
+            size = int(size)
+        except ValueError:
+            raise at_line(path, lines[entry], f"{_name(index, entry)} has size {size!r}; expected an integer") from None
+        rows.append({"eid": entry.get("eid"), "category": entry.get("category"), "size": size, "triples": triples,
+                     "lexicalisations": _texts(entry, "lex", lines)[0], "line": lines[entry],
+                     "triple_lines": triple_lines})
+    return rows
+
+
+def read_predictions(path):
+    """Per `<entry>` in file order: {"eid" (None when absent), "triples", "line", "triple_lines"}: the
+    `<gtriple>` texts of the first `<generatedtripleset>`."""
+    rows = []
+    entries, lines = _entries(path)
+    for index, entry in enumerate(entries):
+        tripleset = entry.find(".//generatedtripleset")
+        if tripleset is None:
+            raise at_line(path, lines[entry], f"{_name(index, entry)} has no <generatedtripleset>; expected one "
+                                              "(empty, <generatedtripleset/>, for no triple)")
+        triples, triple_lines = _texts(tripleset, "gtriple", lines)
+        rows.append({"eid": entry.get("eid"), "triples": triples, "line": lines[entry], "triple_lines": triple_lines})
+    return rows
+
+
+def read_pair(reference_path, candidate_path):
+    """(references, candidates) of two files with the same number of entries (paired by position)."""
+    references, candidates = read_references(reference_path), read_predictions(candidate_path)
+    if len(references) != len(candidates):
+        line = candidates[len(references)]["line"] if len(candidates) > len(references) else candidates[-1]["line"]
+        raise at_line(candidate_path, line, f"{len(candidates)} entries, and {reference_path} has {len(references)}; "
+                                            "expected as many (entries are paired by position)")
+    return references, candidates
+
+
+def _located(err, index, reference_path, candidate_path, reference, candidate):
+    """An `EntryError` of entry `index` at the line of the triple it blames (else the candidate entry)."""
+    path, row = (reference_path, reference) if err.side == "reference" else (candidate_path, candidate)
+    line = row["line"] if err.triple is None or err.triple >= len(row["triple_lines"]) else row["triple_lines"][err.triple]
+    eid = "" if reference["eid"] is None else f" (reference eid {reference['eid']!r})"
+    return at_line(path, line, f"entry {index}{eid}: {err}")
+
+
+def file_stats(reference_path, candidate_path, progress=None):
+    """(references, candidates, per-entry `ItemStats`) of a candidate file against a reference file.
+    `progress(iterable, total)` may wrap the entry loop (e.g. a progress bar)."""
+    references, candidates = read_pair(reference_path, candidate_path)
+    pairs = enumerate(zip(references, candidates))
+    stats = []
+    for index, (reference, candidate) in progress(pairs, len(references)) if progress else pairs:
+        try:
+            stats.append(item_stats(reference["triples"], candidate["triples"]))
+        except EntryError as err:
+            raise _located(err, index, reference_path, candidate_path, reference, candidate) from None
+    return references, candidates, stats
