@@ -120,6 +120,22 @@ def signature_box():
                       render=False)
 
 
+def results_table(headers, label, elem_id="results"):
+    """An output table of scores (unrendered: `build_demo` places it)."""
+    return gr.Dataframe(headers=headers, label=label, interactive=False, elem_id=elem_id, render=False)
+
+
+def bar_chart(label, y="score", color="metric"):
+    """An output bar chart of scores in [0, 1], one bar per `bar` value of its data (unrendered)."""
+    return gr.BarPlot(x="bar", y=y, color=color, y_lim=[0, 1], x_title="slice", x_label_angle=-30, label=label,
+                      elem_id="chart", render=False)
+
+
+def notes_box(label):
+    """An output text box for the scorer's warnings (unrendered)."""
+    return gr.Textbox(label=label, lines=2, elem_id="notes", render=False)
+
+
 def build_demo(*, title, heading, summary, inputs, outputs, score_files, score_text, example, example_label,
                upload_note, table_value, table_headers, table_note, score_table, options=None):
     """The common layout: options, then Upload / Paste / Table tabs, then the outputs.
