@@ -4,6 +4,7 @@ import json
 import logging
 import socket
 import threading
+import time
 
 import pytest
 
@@ -272,3 +273,94 @@ def test_the_evaluate_module_scores_ev2r_with_the_http_judge_and_reruns_from_the
 
     server.script[claims[2]] = [{"status": 500}] * 2
     assert compute() == result and len(server.requests) == 4 + 2  # only the failed claim is asked again
+
+
+# -- hostile servers and keys (issue 12) ------------------------------------------------------------
+
+
+def trickling_server(what):
+    """A raw server on 127.0.0.1 that sends its answer one byte every 0.2 s: the status line and an
+    endless header ("headers"), or a whole valid answer whose body trickles ("body")."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+
+    def answer(connection):
+        with connection:
+            try:
+                connection.recv(1 << 16)
+                body = json.dumps({"choices": [{"message": {"content": fenced(counts_for("c"))}}]}).encode()
+                head = b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(body)
+                data = b"HTTP/1.1 200 OK\r\nX-Slow: " + b"a" * 10_000 if what == "headers" else head + body
+                connection.sendall(data[:len(head)] if what == "body" else b"")
+                for byte in (data[len(head):] if what == "body" else data):
+                    connection.send(bytes([byte]))
+                    time.sleep(0.2)
+            except OSError:  # the client gave up
+                pass
+
+    def serve():
+        while True:
+            try:
+                connection, _ = listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=answer, args=(connection,), daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return listener
+
+
+@pytest.mark.parametrize("what", ["headers", "body"])
+def test_a_trickling_server_is_cut_off_at_one_total_deadline_per_request(what):
+    listener = trickling_server(what)
+    port = listener.getsockname()[1]
+    judge = judges.OpenAIJudge(f"http://127.0.0.1:{port}/v1", "m", api_key_env=None, cache_dir=None,
+                               max_retries=1, backoff=0.0, timeout=1.0, progress=False)
+    started = time.monotonic()
+    with pytest.raises(JudgeError, match=r"failed after 2 attempts: no complete reply from .* within 1 s"):
+        judge("c", "r", "p")
+    assert time.monotonic() - started < 10  # two deadlines of 1 s, not the minutes the trickle would take
+    listener.close()
+
+
+def test_a_key_with_a_trailing_cr_is_stripped_and_never_shown_in_either_form(server, tmp_path, monkeypatch, caplog):
+    caplog.set_level(logging.DEBUG)
+    monkeypatch.setenv("BENCHSCORE_TEST_JUDGE_KEY", SECRET + "\r")  # read from a CRLF .env file
+    server.script["refused"] = [{"status": 401, "body": f"bad key {SECRET}\r (and {SECRET})"}]
+    judge = make_judge(server, tmp_path)
+    assert counts_only(judge("ok", "r", "p")) == counts_for("ok")
+    with pytest.raises(JudgeError) as raised:
+        judge("refused", "r", "p")
+    assert server.requests[0]["headers"]["Authorization"] == f"Bearer {SECRET}"
+    texts = [str(raised.value), caplog.text, repr(judge), str(vars(judge))]
+    texts += [path.read_text(encoding="utf-8") for path in (tmp_path / "cache").rglob("*.json")]
+    assert "<hidden>" in texts[0] and not [text for text in texts if SECRET in text]
+
+
+def test_a_key_echoed_in_a_successful_reply_is_redacted_from_the_result_and_the_cache(server, tmp_path):
+    record = {**dict(zip(COUNT_KEYS, (2, 1, 2, 1))), "facts in predicted evidence": f"1. your key is {SECRET}"}
+    server.script["c"] = [{"content": fenced(record)}]
+    response = make_judge(server, tmp_path)("c", "r", "p")
+    assert response["facts in predicted evidence"] == "1. your key is <hidden>"
+    [entry] = (tmp_path / "cache").rglob("*.json")
+    assert SECRET not in entry.read_text(encoding="utf-8")
+    assert make_judge(server, tmp_path)("c", "r", "p") == response  # and the cached copy is the redacted one
+
+
+def test_a_deeply_nested_reply_is_a_failed_attempt_not_a_crash(server):
+    deep = "```json\n" + "[" * 100_000 + "]" * 100_000 + "\n```"
+    server.script["c"] = [{"content": deep}, {"content": "{" * 50_000}]
+    judge = make_judge(server, max_retries=2)
+    assert counts_only(judge("c", "r", "p")) == counts_for("c")
+    assert len(server.requests) == 3
+
+
+def test_a_server_that_never_answers_fails_the_remaining_claims_fast(server):
+    claims = [f"claim {i}" for i in range(6)]
+    for claim in claims:
+        server.script[claim] = [{"status": 503, "body": "down"}] * 3
+    outcomes = judges.run_judge(make_judge(server, max_retries=1), [(c, "r", "p") for c in claims], concurrency=1)
+    assert not any(o.ok for o in outcomes)
+    assert len(server.requests) == 2  # the first claim's two attempts; the others are not asked
+    assert outcomes[5].error.startswith("Ev2R judge not asked: every request so far failed (HTTP 503 from")

@@ -14,6 +14,7 @@ metrics/tsver/examples/ holds a 7-claim gold file and a prediction file hitting 
 """
 
 import json
+import socket
 
 import pytest
 
@@ -318,3 +319,99 @@ def test_evaluate_accepts_none_in_the_first_example():
     assert {k: v for k, v in result.items() if k != "signature"} == scoring.aggregate([stats[i] for i in order])
     with pytest.raises(ValueError, match=r"example 0: predictions\['explanation'\] is 3; expected a string or None"):
         metric.compute(predictions=[{**predictions[1], "explanation": 3}], references=references[1:2])
+
+
+# ---------------------------------------------------------------- hostile inputs (issue 12), our own cases
+
+def _bad_example(predictions, references, index, message):
+    with pytest.raises((ValueError, TypeError), match=rf"^example {index}: {message}"):
+        load_metric("tsver").compute(predictions=predictions, references=references)
+
+
+@pytest.mark.parametrize("index", [0, 3])  # evaluate itself looks at the first example only
+def test_evaluate_checks_every_example(index):
+    predictions, references, _ = _examples()
+    bad = json.loads(json.dumps(predictions))
+    bad[index].pop("explanation")
+    _bad_example(bad, references, index, r"prediction has missing keys \['explanation'\]")
+    bad = json.loads(json.dumps(predictions))
+    bad[index]["extra"] = 1
+    _bad_example(bad, references, index, r"prediction has unknown keys \['extra'\]")
+    bad = json.loads(json.dumps(references))
+    bad[index]["time_series"][0]["ranges"][0]["from"] = 2000.7  # never silently 2000
+    _bad_example(predictions, bad, index, r"references\['time_series'\] .* 'from' is 2000.7; expected an integer")
+    bad[index]["time_series"][0]["ranges"][0]["from"] = 10 ** 12  # beyond the int32 column
+    _bad_example(predictions, bad, index, r"references\['time_series'\] .* 'from' is 1000000000000")
+    _bad_example(predictions[:index] + ["Refuted"] + predictions[index + 1:], references, index, "prediction is str")
+
+
+def test_evaluate_refuses_no_examples():
+    with pytest.raises(ValueError, match="no examples to score"):
+        load_metric("tsver").compute(predictions=[], references=[])
+
+
+def test_a_repeated_gold_claim_and_an_empty_verdict_are_counted_as_officially_with_warnings():
+    predictions, references, _ = _examples()
+    predictions[0]["verdict"] = ""
+    with pytest.warns(UserWarning) as caught:
+        result = load_metric("tsver").compute(predictions=predictions + predictions[:1],
+                                              references=references + references[:1])
+    assert result["confusion_matrix"][0][0] == 2  # both copies, the empty verdict as "Supported" (official)
+    assert "1 gold claim(s) repeat an earlier claim's text (claims 7)" in result["warnings"][0]
+    assert "2 predicted verdict(s) are empty (claims 0, 7); as the official matcher, they count as 'Supported'" \
+        in result["warnings"]
+    assert {str(w.message) for w in caught} >= set(result["warnings"])
+
+
+def test_every_judge_call_failing_is_not_a_silent_zero(capsys, monkeypatch):
+    monkeypatch.setenv("TSVER_TEST_KEY", "sk-test")
+    with socket.socket() as probe:  # a free port, closed again: nobody listens on it
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    judge = judges.OpenAIJudge(f"http://127.0.0.1:{port}/v1", "m", api_key_env=None, cache_dir=None, max_retries=0,
+                               progress=False)
+    result = files.score_files(GOLD, PREDICTIONS, judge)
+    assert (result["ev2r_precision"], result["ev2r_recall"], result["ev2r_f1"]) == (None, None, None)
+    assert (result["n_ev2r_judged"], result["n_ev2r_failed"]) == (0, 5)
+    assert result["warnings"][-1].startswith("Ev2R not available: the judge failed on all 5 claim(s) it was asked "
+                                             "about (first failure: Ev2R judge failed after 1 attempts: ConnectError")
+    assert main(["tsver", "--gold", str(GOLD), "--predictions", str(PREDICTIONS), "--judge-url",
+                 f"http://127.0.0.1:{port}/v1", "--judge-model", "m", "--judge-api-key-env", "TSVER_TEST_KEY",
+                 "--no-judge-cache"]) == 3
+    captured = capsys.readouterr()
+    assert "| Justifications Ev2R Score   |         n/a |" in captured.out
+    assert "benchscore tsver: warning: Ev2R not available" in captured.err
+
+
+@pytest.mark.parametrize("text,line,message", [
+    ("", 1, "found no header; expected 'Date'"),
+    ("Year,GBR\n2000,1\n", 1, "found the header 'Year,GBR'"),
+    ("Date,GBR,GBR\n", 1, "one distinct column"),
+    ("Date,GBR\n2000,1\n2001\n", 3, "found 1 comma-separated fields; expected 2"),
+    ("Date,GBR\n\n2000.5,1\n", 3, "Date is '2000.5'; expected an integer year"),
+    ("Date,GBR\n2000,abc\n", 2, "a value is not a number"),
+    ("Date,GBR\n" + "9" * 5000 + ",1\n", 2, "expected an integer year"),
+    (b"Date,GBR\n2000,\xff\n", 2, "is not UTF-8"),
+])
+def test_malformed_time_series_tables_name_the_line(tmp_path, text, line, message):
+    folder = tmp_path / "time_series" / "csv"
+    folder.mkdir(parents=True)
+    (folder / "s.csv").write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
+    with pytest.raises(ValueError, match=rf"s\.csv:{line}: .*{message}"):
+        loader.load_time_series(tmp_path, "s")
+
+
+@pytest.mark.parametrize("series_id", ["../../x", "../csv/s", "/etc/passwd", "..", "a\\b", ""])
+def test_a_series_id_cannot_leave_its_folder(tmp_path, series_id):
+    (tmp_path / "time_series" / "csv").mkdir(parents=True)
+    (tmp_path / "x.csv").write_text("Date\n2000\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="is not a file name"):
+        loader.load_time_series(tmp_path, series_id)
+
+
+def test_an_empty_gold_file_is_refused(tmp_path, capsys):
+    empty = tmp_path / "gold.jsonl"
+    empty.write_text("\n \n", encoding="utf-8")
+    assert main(["tsver", "--gold", str(empty), "--predictions", str(PREDICTIONS)]) == 2
+    assert capsys.readouterr().err.strip().endswith("gold.jsonl:1: the file has no gold claim; expected one JSON "
+                                                   "object per line")

@@ -347,6 +347,7 @@ class OpenAIJudge:
         self._slots = threading.BoundedSemaphore(concurrency)
         self._lock = threading.Lock()
         self._key = None
+        self._answered, self._down = False, None  # a server that never answers fails the run fast
         self._client = httpx.Client(timeout=httpx.Timeout(self.timeout), follow_redirects=False)
 
     @property
@@ -363,7 +364,10 @@ class OpenAIJudge:
         cached = self._read_cache(key)
         if cached is not None:
             return cached
+        if self._down is not None:  # the server failed every request so far: the remaining claims fail fast
+            raise JudgeError(f"Ev2R judge not asked: every request so far failed ({self._down})")
         reply, response = self._ask(build_prompt(claim, reference, prediction))
+        self._answered = True
         self._write_cache(key, claim, reference, prediction, reply, response)
         return response
 
@@ -388,6 +392,8 @@ class OpenAIJudge:
                 break
         if failure is None:
             failure = f"Ev2R judge failed after {self.max_retries + 1} attempts: {reason}"
+            if not self._answered:
+                self._down = reason
         raise JudgeError(failure)  # raised here, outside the frames that hold the request headers
 
     def cache_key(self, claim, reference, prediction):

@@ -103,19 +103,23 @@ def _csv_row(path, number, row, n_columns):
         raise at_line(path, number, "a value is not a number; expected numbers or empty cells") from None
 
 
-def load_time_series(data_dir, series_id):
-    """time_series/csv/<series_id>.csv as a Dataset: "Date" (int year) and one float column per
-    country code (None where empty). For systems; the metric does not need the tables. A malformed
-    table is a `FILE:LINE:` error."""
-    path = _series_path(data_dir, series_id)
-    texts = [text for _, text in iter_lines(path)]  # UTF-8 checked, BOM dropped, line ends removed
-    reader = csv.reader(texts)
-    rows = [(reader.line_num, row) for row in reader if row]
+def _header(path, rows):
     header = rows[0][1] if rows else []
     if header[:1] != ["Date"] or len(set(header)) != len(header):
         found = f"the header {','.join(header)[:80]!r}" if header else "no header"
         raise at_line(path, rows[0][0] if rows else 1, f"found {found}; expected 'Date' then one distinct column "
                                                         "per country code")
+    return header
+
+
+def load_time_series(data_dir, series_id):
+    """time_series/csv/<series_id>.csv as a Dataset: "Date" (int year) and one float column per
+    country code (None where empty). For systems; the metric does not need the tables. A malformed
+    table is a `FILE:LINE:` error."""
+    path = _series_path(data_dir, series_id)
+    reader = csv.reader([text for _, text in iter_lines(path)])  # UTF-8 checked, BOM dropped, line ends removed
+    rows = [(reader.line_num, row) for row in reader if row]
+    header = _header(path, rows)
     values = [_csv_row(path, number, row, len(header)) for number, row in rows[1:]]
     features = datasets.Features({"Date": datasets.Value("int32"),
                                   **{code: datasets.Value("float64") for code in header[1:]}})

@@ -463,6 +463,16 @@ def _ev2r_part(stats, ev2r_aggregation):
     return result, warnings
 
 
+TSCS_TERMS = ("tscs", "iou", "precision", "recall", "f1")
+
+
+def _denominators(stats, strict):
+    """(claims in the verdict scores, claims in TSCS): official, or every claim when strict."""
+    if strict:
+        return list(stats), list(stats)
+    return [s for s in stats if s.status in (OK, ERROR)], [s for s in stats if s.status != MISSING]
+
+
 def aggregate(stats, strict=False, ev2r_aggregation="tsver"):
     """Corpus numbers from per-claim `ItemStats`, as fractions (the official table prints x100).
 
@@ -473,18 +483,16 @@ def aggregate(stats, strict=False, ev2r_aggregation="tsver"):
     official rules did silently that changes a number.
     """
     check_aggregation(ev2r_aggregation)
-    counted_statuses = {OK, ERROR, UNMATCHED, MISSING} if strict else {OK, ERROR}
-    counted = [s for s in stats if s.status in counted_statuses]
-    in_tscs = stats if strict else [s for s in stats if s.status != MISSING]
+    counted, in_tscs = _denominators(stats, strict)
     statuses = Counter(s.status for s in stats)
     result = {
         "verdict_accuracy": _mean([1.0 if s.correct else 0.0 for s in counted]),
         "verdict_macro_f1": _macro_f1([(s.gold, s.label) for s in counted]),
-        **{name: _mean([getattr(s, name) for s in in_tscs]) for name in ("tscs", "iou", "precision", "recall", "f1")},
+        **{name: _mean([getattr(s, name) for s in in_tscs]) for name in TSCS_TERMS},
         "n_claims": len(stats),
         "n_scored": len(counted),
         "n_in_tscs": len(in_tscs),
-        "n_correct": sum(1 for s in counted if s.correct),
+        "n_correct": sum(s.correct for s in counted),
         "n_unmatched": statuses[UNMATCHED],
         "n_errors": statuses[ERROR],
         "n_missing": statuses[MISSING],
@@ -532,7 +540,7 @@ def duplicate_claims_warning(claims):
         return []
     shown = ", ".join(map(str, repeated[:SHOWN])) + (", ..." if len(repeated) > SHOWN else "")
     return [f"{len(repeated)} gold claim(s) repeat an earlier claim's text (claims {shown}); as the official "
-            "scorer, each copy is counted and all get the same prediction"]
+            "scorer, each copy is counted"]
 
 
 def score(gold, predictions, ev2r=None, strict=False, ev2r_aggregation="tsver", judge="none", per_claim=False):

@@ -64,15 +64,20 @@ def _ev2r_columns(counts, ev2r_aggregation):
     return [1.0, 2 * precision * recall / (precision + recall) if precision + recall else 0.0, 0.0, 0.0]
 
 
+def _label_columns(s, counted):
+    """tp, fp, fn per label; a counted claim without a matched label is a miss for its gold label."""
+    columns = []
+    for label in LABELS:
+        gold, predicted = counted and s.gold == label, counted and s.label == label
+        columns += [gold and predicted, predicted and not gold, gold and not predicted]
+    return columns
+
+
 def _row(s, strict, ev2r_aggregation):
     counted = strict or s.status in (OK, ERROR)
     in_tscs = strict or s.status != MISSING
-    row = [counted, counted and s.correct, in_tscs, s.tscs if in_tscs else 0.0]
-    for label in LABELS:  # a counted claim without a matched label is a miss for its gold label
-        row += [counted and s.gold == label and s.label == label,
-                counted and s.gold != label and s.label == label,
-                counted and s.gold == label and s.label != label]
-    return row + _ev2r_columns(s.ev2r, ev2r_aggregation)
+    return ([counted, counted and s.correct, in_tscs, s.tscs if in_tscs else 0.0] + _label_columns(s, counted)
+            + _ev2r_columns(s.ev2r, ev2r_aggregation))
 
 
 def item_values(stats, strict=False, ev2r_aggregation="tsver"):
@@ -137,10 +142,11 @@ def check_same_claims(stats_a, stats_b):
     if len(stats_a) != len(stats_b):
         raise ValueError(f"system A has {len(stats_a)} claims and system B {len(stats_b)}; "
                          "a paired test needs both scored on the same gold file")
-    for index, (a, b) in enumerate(zip(stats_a, stats_b)):
-        if a.gold != b.gold:
-            raise ValueError(f"claim {index}: gold verdict {a.gold!r} for system A but {b.gold!r} for B; "
-                             "expected the same gold claims in the same order")
+    differ = [i for i, (a, b) in enumerate(zip(stats_a, stats_b)) if a.gold != b.gold][:1]
+    if differ:
+        a, b = stats_a[differ[0]].gold, stats_b[differ[0]].gold
+        raise ValueError(f"claim {differ[0]}: gold verdict {a!r} for system A but {b!r} for B; "
+                         "expected the same gold claims in the same order")
 
 
 def paired_test(stats_a, stats_b, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL,

@@ -155,7 +155,9 @@ class Tsver(metric.BenchscoreMetric):  # evaluate names the module after the cla
     def _compute(self, predictions, references, strict=False, ev2r_judge=None, ev2r_aggregation="tsver",
                  return_per_claim=False, confidence=None, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED):
         # Every example was checked by _prepare: here the statistics are computed once and reused.
-        gold, aligned = zip(*map(scoring.from_example, predictions, references)) if predictions else ((), ())
+        if not predictions:
+            raise ValueError("no examples to score; expected at least one claim")
+        gold, aligned = zip(*map(scoring.from_example, predictions, references))
         result = files.score(list(gold), list(aligned), ev2r_judge, strict, ev2r_aggregation, per_claim=True)
         stats = result.pop("per_claim")
         if confidence is not None:
