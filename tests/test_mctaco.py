@@ -4,6 +4,9 @@ import json
 import random
 
 import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 
 from benchscore import cli
 from benchscore.mctaco import files
@@ -154,50 +157,35 @@ def test_no_rows_is_an_error():
         scoring.score([], [], [])
 
 
-def test_malformed_tsv_line(tmp_path):
+@pytest.mark.parametrize("data, message", [
+    (EXAMPLE_TSV.read_bytes().replace(b"\tyes\tFrequency", b" yes\tFrequency", 1),
+     "bad.tsv:5: found 4 tab-separated fields; expected 5"),
+    (b"s\tq\ta\tmaybe\tFrequency\n", "bad.tsv:1: label is 'maybe'; expected"),
+    (b"s\tq\ta\tyes\tDuration\n", "bad.tsv:1: category is 'Duration'; expected"),
+    (b"", "bad.tsv:1: the file is empty"),
+    ("s\tq\ta\tyes\tFrequency\nCaf\xe9\tq\ta\tno\tFrequency\n".encode("latin-1"),
+     "bad.tsv:2: byte 0xe9 at column 4 is not UTF-8"),
+])
+def test_a_bad_gold_file_is_named_with_its_line(tmp_path, data, message):
     path = tmp_path / "bad.tsv"
-    path.write_text(EXAMPLE_TSV.read_text().replace("\tyes\tFrequency", " yes\tFrequency", 1))
-    with pytest.raises(ValueError, match=r"bad.tsv:5: found 4 tab-separated fields; expected 5"):
+    path.write_bytes(data)
+    with pytest.raises(ValueError, match=message):
         files.read_references(path)
-
-
-def test_bad_gold_label_and_category(tmp_path):
-    path = tmp_path / "bad.tsv"
-    path.write_text("s\tq\ta\tmaybe\tFrequency\n")
-    with pytest.raises(ValueError, match=r"bad.tsv:1: label is 'maybe'; expected"):
-        files.read_references(path)
-    path.write_text("s\tq\ta\tyes\tDuration\n")
-    with pytest.raises(ValueError, match=r"bad.tsv:1: category is 'Duration'; expected"):
-        files.read_references(path)
-
-
-def test_empty_file_and_wrong_encoding(tmp_path):
-    empty = tmp_path / "empty.tsv"
-    empty.write_text("")
-    with pytest.raises(ValueError, match=r"empty.tsv:1: the file is empty"):
-        files.read_references(empty)
-    latin1 = tmp_path / "latin1.tsv"
-    latin1.write_bytes("s\tq\ta\tyes\tFrequency\nCaf\xe9\tq\ta\tno\tFrequency\n".encode("latin-1"))
-    with pytest.raises(ValueError, match=r"latin1.tsv:2: byte 0xe9 at column 4 is not UTF-8"):
-        files.read_references(latin1)
 
 
 # --- the evaluate module ---------------------------------------------------------------------
 
 
-def _example_columns():
+def example_columns():
+    """The bundled example as the module's inputs (also used by test_significance.py)."""
     rows = files.read_references(EXAMPLE_TSV)
-    return {
-        "predictions": files.read_predictions(EXAMPLE_PREDICTIONS),
-        "references": [r["label"] for r in rows],
-        "sentence": [r["sentence"] for r in rows],
-        "question": [r["question"] for r in rows],
-        "category": [r["category"] for r in rows],
-    }
+    columns = {name: [row[name] for row in rows] for name in ("sentence", "question", "category")}
+    return {"predictions": files.read_predictions(EXAMPLE_PREDICTIONS), "references": [r["label"] for r in rows],
+            **columns}
 
 
 def test_module_equals_pure_function_and_batches_equal_one_compute(mctaco):
-    columns = _example_columns()
+    columns = example_columns()
     keys = [scoring.question_key(s, q) for s, q in zip(columns["sentence"], columns["question"])]
     expected = scoring.score(columns["predictions"], columns["references"], keys, columns["category"])
     once = mctaco.compute(**columns)
@@ -272,8 +260,137 @@ def test_cli_reports_bad_lines_without_traceback(tmp_path, capsys):
     short = tmp_path / "short.txt"
     short.write_text("yes\nno\n")
     assert cli.main(["mctaco", "--gold", str(EXAMPLE_TSV), "--predictions", str(short)]) == 2
-    assert "short.txt:3: the file ends after 2 labels; expected one label per line of" in capsys.readouterr().err
+    assert "short.txt:3: the file ends after 2 labels; expected 13, one per line of" in capsys.readouterr().err
     wrong = tmp_path / "wrong.txt"
     wrong.write_text(EXAMPLE_PREDICTIONS.read_text().replace("no", "nope", 1))
     assert cli.main(["mctaco", "--gold", str(EXAMPLE_TSV), "--predictions", str(wrong)]) == 2
     assert "wrong.txt:2: the label is 'nope'" in capsys.readouterr().err
+
+
+# --- the read path: every file problem is FILE:LINE, the same in every entry point --------------
+
+
+def _example_with(tmp_path, gold=None, predictions=None):
+    gold_path, predictions_path = tmp_path / "gold.tsv", tmp_path / "preds.txt"
+    gold_path.write_bytes(EXAMPLE_TSV.read_bytes() if gold is None else gold)
+    predictions_path.write_bytes(EXAMPLE_PREDICTIONS.read_bytes() if predictions is None else predictions)
+    return gold_path, predictions_path
+
+
+def test_bom_and_crlf_give_the_plain_files_numbers(tmp_path):
+    plain = files.score_files(EXAMPLE_TSV, EXAMPLE_PREDICTIONS)
+    crlf = [data.replace(b"\n", b"\r\n") for data in (EXAMPLE_TSV.read_bytes(), EXAMPLE_PREDICTIONS.read_bytes())]
+    for gold, predictions in [(b"\xef\xbb\xbf" + EXAMPLE_TSV.read_bytes(), None),
+                              (None, b"\xef\xbb\xbf" + EXAMPLE_PREDICTIONS.read_bytes()), crlf]:
+        assert files.score_files(*_example_with(tmp_path, gold, predictions)) == plain
+    bom_rows = loader.load_split(_example_with(tmp_path, b"\xef\xbb\xbf" + EXAMPLE_TSV.read_bytes())[0])
+    assert bom_rows.to_list() == loader.load_split(EXAMPLE_TSV).to_list()
+
+
+def test_two_categories_for_one_question_name_both_lines(tmp_path):
+    lines = EXAMPLE_TSV.read_text().splitlines(keepends=True)
+    lines[2] = lines[2].replace("Event Duration", "Frequency")
+    gold, _ = _example_with(tmp_path, "".join(lines).encode())
+    with pytest.raises(ValueError, match=r"gold.tsv:3: category is 'Frequency' but line 1 gave 'Event Duration'"):
+        files.read_references(gold)
+
+
+@pytest.mark.parametrize("extra, line, message", [
+    (-1, 13, "the file ends after 12 labels; expected 13, one per line of"),
+    (1, 14, "found label 14; expected 13, one per line of"),
+])
+def test_prediction_count_mismatch_names_the_line(tmp_path, extra, line, message):
+    labels = EXAMPLE_PREDICTIONS.read_text().splitlines()
+    labels = labels[:extra] if extra < 0 else labels + ["yes"] * extra
+    gold, predictions = _example_with(tmp_path, predictions=("\n".join(labels) + "\n").encode())
+    with pytest.raises(ValueError, match=rf"preds.txt:{line}: {message}"):
+        files.file_stats(gold, predictions)
+
+
+def test_a_long_bad_label_is_cut_in_the_message(tmp_path):
+    gold, predictions = _example_with(tmp_path, predictions=b"x" * 100_000 + b"\n")
+    with pytest.raises(ValueError, match=r"preds.txt:1: the label is 'x{40}'\.\.\. \(100,000 characters\)"):
+        files.file_stats(gold, predictions)
+
+
+def test_inexact_labels_are_scored_by_meaning_with_a_warning(tmp_path, capsys):
+    text = EXAMPLE_PREDICTIONS.read_text()
+    gold, predictions = _example_with(tmp_path, predictions=text.replace("yes", " Yes").encode())
+    result = files.score_files(gold, predictions)
+    plain = files.score_files(EXAMPLE_TSV, EXAMPLE_PREDICTIONS)
+    assert (result["em"], result["f1"]) == (plain["em"], plain["f1"]) and "warnings" not in plain
+    (warning,) = result["warnings"]
+    assert warning.startswith(f"{predictions}: {text.count('yes')} labels not exactly 'yes' or 'no' (the first: line 1,")
+    assert cli.main(["mctaco", "--gold", str(gold), "--predictions", str(predictions)]) == 0
+    assert capsys.readouterr().err == f"benchscore mctaco: warning: {warning}\n"
+
+
+# --- the evaluate module: every example checked once, by the same rules as the pure functions ------
+
+
+def test_module_checks_every_example_of_every_batch(mctaco):
+    for bad, message in [(1.0, "example 3: prediction is 1.0"), ("Yes ", None), (None, "example 3: prediction is None")]:
+        predictions = ["yes", "no", "yes", bad]
+        if message is None:  # a label in another accepted form: the slow path, the same numbers
+            expected = scoring.score(predictions, ["yes"] * 4, ["q", "q", "r", "r"])
+            assert mctaco.compute(predictions=predictions, references=["yes"] * 4, question_id=["q", "q", "r", "r"]) \
+                == expected
+            continue
+        mctaco.add_batch(predictions=predictions[:2], references=["yes"] * 2, question_id=["q"] * 2)
+        with pytest.raises(ValueError, match=message):
+            mctaco.add_batch(predictions=predictions[2:], references=["yes"] * 2, question_id=["r"] * 2)
+        mctaco.compute(predictions=["yes"], references=["yes"], question_id=["q"])  # a clean state again
+
+
+def test_module_keys_and_categories_across_examples(mctaco):
+    with pytest.raises(ValueError, match="example 2: question_id is missing; give it for every example or for none"):
+        mctaco.compute(predictions=[1, 1, 1], references=[1, 1, 1], question_id=["a", "b", ""],
+                       sentence=["s"] * 3, question=["q"] * 3)
+    with pytest.raises(ValueError, match="example 1: category 'Frequency' differs from 'Stationarity'"):
+        mctaco.compute(predictions=[1, 1], references=[1, 1], question_id=["a", "a"], category=[4, "Frequency"])
+    with pytest.raises(ValueError, match=r"example 0: sentence is 3 \(int\); expected a string or None"):
+        mctaco.compute(predictions=[1], references=[1], sentence=[3], question=["q"])
+
+
+# --- properties ---------------------------------------------------------------------------------
+
+LABEL = st.sampled_from(["yes", "no", "YES", " No", 0, 1, True, False])
+ROWS = st.lists(st.tuples(LABEL, LABEL, st.integers(0, 6), st.sampled_from(scoring.CATEGORIES)), min_size=1,
+                max_size=40)
+
+
+def _score(rows):
+    categories = {}
+    columns = [[p for p, _, _, _ in rows], [r for _, r, _, _ in rows], [f"q{k}" for _, _, k, _ in rows],
+               [categories.setdefault(k, c) for _, _, k, c in rows]]  # one category per question
+    return scoring.score(*columns)
+
+
+@settings(max_examples=150, deadline=None)
+@given(ROWS, st.randoms(use_true_random=False))
+def test_permuting_candidates_changes_no_number(rows, rng):
+    shuffled = list(rows)
+    rng.shuffle(shuffled)
+    a, b = _score(rows), _score(shuffled)
+    assert (a["em"], a["n_questions"]) == (b["em"], b["n_questions"])
+    assert a["f1"] == pytest.approx(b["f1"], abs=1e-12)  # the F1 sum's order follows the questions' order
+
+
+@settings(max_examples=150, deadline=None)
+@given(ROWS)
+def test_perfect_predictions_score_one(rows):
+    result = _score([(gold, gold, key, category) for _, gold, key, category in rows])
+    assert (result["em"], result["f1"]) == (1.0, 1.0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(LABEL, st.text(max_size=5), st.floats(), st.integers(), st.none()), min_size=1,
+                max_size=10))
+def test_any_label_is_scored_or_refused_naming_its_example(labels):
+    try:
+        result = scoring.score(labels, ["yes"] * len(labels), ["q"] * len(labels))
+    except ValueError as err:
+        bad = next(i for i, label in enumerate(labels) if scoring.parse_label(label) is None)
+        assert str(err).startswith(f"example {bad}: prediction is ")
+    else:
+        assert 0.0 <= result["em"] <= result["f1"] <= 1.0

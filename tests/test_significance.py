@@ -17,6 +17,7 @@ from benchscore.mctaco import significance
 from conftest import METRICS
 from conftest import load_metric
 from conftest import shared_path
+from test_mctaco import example_columns
 
 FOLDERS = sorted(p.name for p in METRICS.iterdir() if (p / "scoring.py").exists())
 EXAMPLE_TSV = METRICS / "mctaco" / "examples" / "example.tsv"
@@ -222,17 +223,6 @@ def test_different_gold_files_are_refused():
 
 
 # --- MC-TACO through evaluate and the CLI (bundled example, runs without ../shared) ------------
-
-
-def example_columns():
-    rows = files.read_references(EXAMPLE_TSV)
-    return {
-        "predictions": files.read_predictions(EXAMPLE_PREDICTIONS),
-        "references": [row["label"] for row in rows],
-        "sentence": [row["sentence"] for row in rows],
-        "question": [row["question"] for row in rows],
-        "category": [row["category"] for row in rows],
-    }
 
 
 def test_evaluate_compute_with_confidence_adds_intervals_and_names_them_in_the_signature():

@@ -78,32 +78,21 @@ def show(result, names):
 
 
 def build_demo():
-    outputs = [
-        gr.Dataframe(headers=RESULT_HEADERS, label="Scores (per category: an extension)", interactive=False,
-                     elem_id="results", render=False),
-        gr.BarPlot(x="bar", y="score", color="metric", y_lim=[0, 1], x_title="slice", x_label_angle=-30,
-                   label="By category", elem_id="chart", render=False),
-        space.signature_box(),
-        gr.Textbox(label="Notes (where the official evaluator would differ)", lines=2, elem_id="notes", render=False),
-    ]
+    outputs = [space.results_table(RESULT_HEADERS, "Scores (per category: an extension)"),
+               space.bar_chart("By category"), space.signature_box(),
+               space.notes_box("Notes (where the official evaluator would differ)")]
     examples = HERE / "examples"
     return space.build_demo(
-        title="MC-TACO metric",
-        heading="MC-TACO: question-level EM and F1",
+        title="MC-TACO metric", heading="MC-TACO: question-level EM and F1",
         summary=space.card_summary(HERE, scoring.__doc__.split("\n\n")[0]),
-        inputs=INPUTS,
-        outputs=outputs,
-        score_files=score_files,
-        score_text=score_text,
+        inputs=INPUTS, outputs=outputs, score_files=score_files, score_text=score_text, score_table=score_table,
         example=[str(examples / "example.tsv"), str(examples / "example_predictions.txt")],
         example_label="Bundled example: 5 questions, 13 candidates",
         upload_note="The official formats: the MC-TACO TSV (sentence, question, answer, label, category; e.g. "
                     "`dev_3783.tsv`) and your predictions, one `yes`/`no` per line in the same order.",
-        table_value=TABLE_EXAMPLE,
-        table_headers=TABLE_HEADERS,
+        table_value=TABLE_EXAMPLE, table_headers=TABLE_HEADERS,
         table_note="One candidate per row. Rows with the same question are one question; category is optional "
                    "(leave the column empty or fill every row).",
-        score_table=score_table,
     )
 
 

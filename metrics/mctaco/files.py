@@ -56,13 +56,15 @@ def read_predictions(path, warnings=None):
         if yes is None:
             raise at_line(path, number, f"the label is {shown(text)}; expected 'yes' or 'no' (any case), one per line")
         if text not in scoring.LABELS:
-            inexact.append(number)
+            inexact.append((number, text))
         labels.append(yes)
     if not labels:
         raise at_line(path, 1, "the file is empty; expected one 'yes'/'no' label per line")
     if inexact and warnings is not None:
-        warnings.append(f"{path}: {len(inexact)} labels are not exactly 'yes' or 'no' (first on line {inexact[0]}); "
-                        "scored by their meaning, but the official evaluator compares exact strings and may differ")
+        (line, text), n = inexact[0], len(inexact)
+        warnings.append(f"{path}: {n} label{'s' * (n > 1)} not exactly 'yes' or 'no' (the first: line {line}, "
+                        f"{shown(text)}), scored by meaning; the official evaluator compares exact strings and "
+                        "may give other numbers")
     return labels
 
 
@@ -71,11 +73,10 @@ def file_stats(gold_path, predictions_path, warnings=None):
     rows = read_references(gold_path)
     predicted = read_predictions(predictions_path, warnings)
     if len(predicted) != len(rows):
-        line, found = min(len(predicted), len(rows)) + 1, (
-            f"the file ends after {len(predicted)} labels" if len(predicted) < len(rows)
-            else f"a label beyond the {len(rows)} lines of {gold_path}")
-        raise at_line(predictions_path, line, f"{found}; expected one label per line of {gold_path} "
-                                              f"({len(rows)}), in the same order")
+        found = (f"the file ends after {len(predicted)} labels" if len(predicted) < len(rows)
+                 else f"found label {len(rows) + 1}")
+        raise at_line(predictions_path, min(len(predicted), len(rows)) + 1,
+                      f"{found}; expected {len(rows)}, one per line of {gold_path}, in the same order")
     return scoring.item_stats(
         predicted,
         [row["label"] == "yes" for row in rows],

@@ -137,6 +137,22 @@ CHECKS = {
     "question": functools.partial(_text, field="question"),
     "category": _category,
 }
+# The labels most inputs hold (the official strings, the loader's ids, booleans), by type and value
+# (so 1.0, which equals 1, is not among them).
+COMMON_LABELS = {(str, "yes"): True, (str, "no"): False, (int, 1): True, (int, 0): False, (bool, True): True,
+                 (bool, False): False}
+
+
+def _checked(name, values, start):
+    """`CHECKS[name]` on every value; the common columns (`COMMON_LABELS`, plain strings) in one pass."""
+    try:
+        if name in ("predictions", "references"):
+            return [COMMON_LABELS[type(value), value] for value in values]
+        if all(type(value) is str for value in values):
+            return values
+    except (KeyError, TypeError):  # some value is not a common label: checked one by one
+        pass
+    return [CHECKS[name](value, index) for index, value in enumerate(values, start)]
 
 
 def _first_missing(column, what):
@@ -168,10 +184,9 @@ class Mctaco(metric.BenchscoreMetric):
 
     def _prepare(self, batch, start):
         """Every example checked once: labels as booleans, a question key, a category name ("" = not given)."""
-        index = range(start, start + len(batch["predictions"]))
-        prepared = {name: [check(value, i) for i, value in zip(index, batch[name])] for name, check in CHECKS.items()}
-        for i, qid, sentence, question in zip(index, prepared["question_id"], prepared["sentence"],
-                                              prepared["question"]):
+        prepared = {name: _checked(name, batch[name], start) for name in CHECKS}
+        for i, qid, sentence, question in zip(range(start, start + len(batch["predictions"])),
+                                              prepared["question_id"], prepared["sentence"], prepared["question"]):
             if not qid and not (sentence and question):
                 raise at_example(i, "no question_id, and no sentence and question; expected a question_id, "
                                     "or a sentence and a question")
