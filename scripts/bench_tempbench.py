@@ -7,7 +7,7 @@ Everything is timed in this one process against a baseline measured next to it (
 absolute times, are the result). Inputs are synthetic TempBench-shaped questions of ~10 retrieved
 triples (gold, stale copies and distractors), dicts in label space; a pool of distinct questions
 is cycled to reach the size, so the large sizes cost little memory to hold. The streaming check
-runs `score_jsonl` on JSONL files in a child process and reports its peak RSS for each size:
+runs `files.score_files` on JSONL files in a child process and reports its peak RSS for each size:
 flat across sizes means the questions are not held in memory.
 """
 
@@ -26,6 +26,7 @@ import time
 REPO = pathlib.Path(__file__).resolve().parent.parent
 SHARED = pathlib.Path(os.environ.get("BENCHSCORE_SHARED", REPO.parent / "shared"))
 
+from benchscore.tempbench_trp import files  # noqa: E402
 from benchscore.tempbench_trp import scoring  # noqa: E402
 
 POOL = 5000
@@ -92,9 +93,10 @@ def bench_against_reference(pool, n, repeat):
     evidences = [e for _, e in pairs]
     t_ref, ref_result = timed(lambda: reference.aggregate([reference.score_question(q, e, "label") for q, e in pairs]),
                               repeat)
-    t_rows, rows_result = timed(lambda: scoring.aggregate(scoring.score_questions(questions, evidences)), repeat)
+    t_rows, rows_result = timed(lambda: scoring.aggregate(scoring.item_stats(questions, evidences)), repeat)
     t_fast, fast_result = timed(lambda: scoring.score(questions, evidences), repeat)
     fast_result.pop("signature")
+    fast_result.pop("warnings", None)
     assert ref_result == rows_result == fast_result, "our numbers differ from the reference's"
     triples = sum(len(e) for e in evidences) / n
     return {"questions": n, "triples_per_question": round(triples, 2), "reference_s": round(t_ref, 3),
@@ -116,7 +118,7 @@ def write_jsonl(pool, n, folder):
 def _stream_child(questions_path, evidence_path):
     """Runs in a child process: score the files, report time and peak RSS."""
     start = time.perf_counter()
-    result = scoring.score_jsonl(questions_path, evidence_path)
+    result = files.score_files(questions_path, evidence_path)
     elapsed = time.perf_counter() - start
     print(json.dumps({"n_questions": result["n_questions"], "seconds": round(elapsed, 2),
                       "peak_rss_mib": peak_rss_mib()}))

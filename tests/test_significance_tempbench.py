@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 from benchscore import cli
+from benchscore.core.readers import read_jsonl
+from benchscore.tempbench_trp import files
 from benchscore.tempbench_trp import scoring
 from benchscore.tempbench_trp import significance
 from benchscore.core.resampling import bounds
@@ -26,16 +28,16 @@ def synthetic_rows(n, seed):
     for i in range(n):
         n_ret = rng.choice([0, 0, 1, 2, 5, 10])
         hits = rng.randrange(n_ret + 1)
-        rows.append({"id": f"q{i}", "complexity": rng.choice(["1hop", "2hop", "3+hop"]),
-                     "operator": rng.choice(["before", "after"]), "n_ret": n_ret, "hits": hits,
-                     "n_gold": 2, "trp": hits / n_ret if n_ret else None, "ccr": int(hits == 2)})
+        rows.append(scoring.ItemStats(id=f"q{i}", complexity=rng.choice(["1hop", "2hop", "3+hop"]),
+                                      operator=rng.choice(["before", "after"]), n_ret=n_ret, hits=hits, n_gold=2,
+                                      trp=hits / n_ret if n_ret else None, ccr=int(hits == 2)))
     return rows
 
 
 def test_resampled_statistic_is_the_aggregate_of_the_resample():
     rows = synthetic_rows(40, seed=1)
-    values = significance.question_values(rows)
-    nothing = [i for i, r in enumerate(rows) if r["n_ret"] == 0][:3]  # TRP's 0.0 quirk
+    values = significance.item_values(rows)
+    nothing = [i for i, r in enumerate(rows) if r.n_ret == 0][:3]  # TRP's 0.0 quirk
     rng = np.random.default_rng(0)
     for index in [rng.integers(0, len(rows), len(rows)) for _ in range(40)] + [np.array(nothing)]:
         weights = np.bincount(index, minlength=len(rows)).astype(float)
@@ -53,17 +55,21 @@ def test_slices_are_resampled_within_the_slice():
     for field in scoring.SLICES:
         assert list(result["by_" + field]) == list(cells["by_" + field])
         for value, numbers in result["by_" + field].items():
-            alone = [r for r in rows if r[field] == value]
+            alone = [r for r in rows if getattr(r, field) == value]
             bounds = significance.confidence_intervals(alone, n_resamples=200)
             assert numbers["TRP"] == bounds["TRP_macro"] | {"estimate": cells["by_" + field][value]["TRP"]}
             assert numbers["CCR"] == bounds["CCR"] | {"estimate": cells["by_" + field][value]["CCR"]}
 
 
 def _fixture_rows(evidence_name, questions_name="questions_point.jsonl", space="label"):
-    questions = significance.read_questions(shared_path(*FIXTURES, questions_name))
-    return significance.read_rows(questions, shared_path(*FIXTURES, evidence_name), space)
+    return files.file_stats(shared_path(*FIXTURES, questions_name), shared_path(*FIXTURES, evidence_name), space)
 
 
+def _example_stats():
+    return files.file_stats(EXAMPLES / "questions.jsonl", EXAMPLES / "evidence.jsonl")
+
+
+@pytest.mark.parity
 def test_estimates_are_the_reference_numbers_on_every_fixture():
     checked = 0
     for path in sorted(glob.glob(str(shared_path(*FIXTURES) / "expected_*.json"))):
@@ -76,7 +82,7 @@ def test_estimates_are_the_reference_numbers_on_every_fixture():
             for name in significance.HEADLINE:
                 assert result[name]["estimate"] == group["aggregate"][name], (path, questions_name, name)
                 assert result[name]["low"] <= result[name]["estimate"] <= result[name]["high"]
-            identity = significance.statistic(significance.question_values(rows).sum(axis=0)[None, :])
+            identity = significance.statistic(significance.item_values(rows).sum(axis=0)[None, :])
             assert identity["TRP_macro"][0] == pytest.approx(group["aggregate"]["TRP_macro"], abs=1e-12)
             checked += 1
     assert checked == 48  # 24 evidence files x 2 question files
@@ -103,7 +109,7 @@ def test_self_comparison_and_seeds():
 
 def test_runs_on_different_questions_are_refused():
     rows = synthetic_rows(5, seed=1)
-    with pytest.raises(ValueError, match="question #0: id 'q0' .* but 'q1' .*same questions in the same order"):
+    with pytest.raises(ValueError, match="question 0: id 'q0' .* but 'q1' .*same questions in the same order"):
         significance.paired_test(rows, rows[1:] + rows[:1])
     with pytest.raises(ValueError, match="run A has 5 questions and run B 4"):
         significance.paired_test(rows, rows[:4])
@@ -113,10 +119,8 @@ def test_cli_compare_on_the_bundled_example(capsys):
     status = cli.main(["compare", "tempbench", "--questions", str(EXAMPLES / "questions.jsonl"),
                        "--evidence", str(EXAMPLES / "evidence.jsonl"), "--n-resamples", "100", "--json"])
     result = json.loads(capsys.readouterr().out)
-    questions = significance.read_questions(EXAMPLES / "questions.jsonl")
-    rows = significance.read_rows(questions, EXAMPLES / "evidence.jsonl")
     assert status == 0
-    assert result["results"] == significance.confidence_intervals(rows, 100)
+    assert result["results"] == significance.confidence_intervals(_example_stats(), 100)
     assert result["signature"] == scoring.signature() + "|bootstrap:100|seed:12345|confidence:0.95"
 
 
@@ -137,9 +141,8 @@ def test_cli_compare_errors(capsys):
 
 
 def test_add_confidence_extends_a_result_its_slice_cells_and_its_signature():
-    questions = significance.read_questions(EXAMPLES / "questions.jsonl")
-    rows = significance.read_rows(questions, EXAMPLES / "evidence.jsonl")
-    result = scoring.score(questions, [r["evidence"] for r in scoring.iter_jsonl(EXAMPLES / "evidence.jsonl")])
+    rows = _example_stats()
+    result = files.score_files(EXAMPLES / "questions.jsonl", EXAMPLES / "evidence.jsonl")
     significance.add_confidence(result, rows, 200, 3, 0.9)
     expected = significance.confidence_intervals(rows, 200, 3, 0.9)
     assert result["extension_confidence_intervals"] == bounds(expected)
@@ -150,14 +153,12 @@ def test_add_confidence_extends_a_result_its_slice_cells_and_its_signature():
     assert result["signature"] == scoring.signature() + "|bootstrap:200|seed:3|confidence:0.9"
 
 
-def test_score_rows_are_what_score_aggregates_with_the_functional_subset():
-    questions = significance.read_questions(EXAMPLES / "questions.jsonl")
-    evidences = [r["evidence"] for r in scoring.iter_jsonl(EXAMPLES / "evidence.jsonl")]
+def test_file_stats_are_what_score_files_aggregates_with_the_functional_subset():
     subset = ["ex-1", "ex-3"]
-    rows = significance.score_rows(questions, evidences, functional_ids=subset)
-    assert [row["id"] for row in rows] == subset
-    expected = scoring.score(questions, evidences, functional_ids=subset)
-    del expected["signature"]
+    rows = files.file_stats(EXAMPLES / "questions.jsonl", EXAMPLES / "evidence.jsonl", functional_ids=subset)
+    assert [row.id for row in rows] == subset
+    expected = files.score_files(EXAMPLES / "questions.jsonl", EXAMPLES / "evidence.jsonl", functional_ids=subset)
+    del expected["signature"], expected["n_evidence_unused"]
     assert scoring.aggregate(rows) == expected
 
 
@@ -165,15 +166,15 @@ def test_evaluate_compute_with_confidence():
     from conftest import load_metric
 
     tempbench = load_metric("tempbench_trp")
-    questions = significance.read_questions(EXAMPLES / "questions.jsonl")
-    evidences = [r["evidence"] for r in scoring.iter_jsonl(EXAMPLES / "evidence.jsonl")]
+    questions = [record for _, record in read_jsonl(EXAMPLES / "questions.jsonl")]
+    evidences = [record["evidence"] for _, record in read_jsonl(EXAMPLES / "evidence.jsonl")]
     inputs = dict(predictions=evidences, references=[q["S_star"] for q in questions],
                   t_query=[q["t_query"] for q in questions], complexity=[q["complexity"] for q in questions],
                   operator_type=[q["operator_type"] for q in questions], id=[q["id"] for q in questions])
     plain = tempbench.compute(**inputs)
     result = tempbench.compute(**inputs, confidence=0.9, n_resamples=200, seed=5)
     expected = dict(scoring.score(questions, evidences))
-    significance.add_confidence(expected, significance.score_rows(questions, evidences), 200, 5, 0.9)
+    significance.add_confidence(expected, scoring.item_stats(questions, evidences), 200, 5, 0.9)
     assert result == expected
     assert result["signature"] == plain["signature"] + "|bootstrap:200|seed:5|confidence:0.9"
     subset = tempbench.compute(**inputs, functional_ids=["ex-1", "ex-2"], confidence=0.9, n_resamples=50)

@@ -28,5 +28,5 @@ def test_synthetic_questions_are_well_formed():
     bench = _script()
     pool = bench.make_pool(50)
     assert all(8 <= len(evidence) <= 13 for _, evidence in pool)
-    rows = [bench.scoring.score_question(q, e) for q, e in pool]
-    assert 0 < sum(r["hits"] for r in rows) < sum(r["n_ret"] for r in rows)
+    stats = bench.scoring.item_stats([q for q, _ in pool], [e for _, e in pool])
+    assert 0 < sum(s.hits for s in stats) < sum(s.n_ret for s in stats)

@@ -5,9 +5,15 @@ import json
 import datasets
 import pytest
 
+from benchscore.core.readers import read_jsonl
+from benchscore.tempbench_trp import files
 from benchscore.tempbench_trp import loader
 from benchscore.tempbench_trp import scoring
 from conftest import METRICS, load_metric, shared_path
+
+
+def _records(path):
+    return [record for _, record in read_jsonl(path)]
 
 FIXTURES = ("data", "tempbench", "fixtures")
 EXAMPLES = METRICS / "tempbench_trp" / "examples"
@@ -48,7 +54,7 @@ def test_hand_written_example_keeps_its_extra_field():
 
 
 @pytest.mark.parametrize("change, message", [
-    ({"S_star": None}, r"line 1 \(id 'w1'\): missing S_star"),
+    ({"S_star": None}, r"q.jsonl:1: question 'w1': missing S_star"),
     ({"t_query": "1994-06-01"}, r"t_query must be a year as a number .*found '1994-06-01'"),
     ({"S_star": [{"s": "A", "r_id": "P1", "t_start": 1994}]}, r"S_star\[0\] has neither s, r, o nor s_id, r_id, o_id"),
     ({"S_dist": [{"s": "A", "r": "r", "o": "B", "t_start": "May 1994"}]}, r"S_dist\[0\]\.t_start must be a year"),
@@ -65,23 +71,23 @@ def test_malformed_records_name_line_id_and_field(tmp_path, change, message):
 
 
 def test_split_filter_that_matches_nothing_says_what_is_there():
-    with pytest.raises(ValueError, match=r"no question has split 'dev' \(splits found: test, train\)"):
+    with pytest.raises(ValueError, match=r"questions.jsonl:1: no question has split 'dev' \(splits found: test, train\)"):
         loader.load_tempbench(EXAMPLES / "questions.jsonl", split="dev")
 
 
 def test_loaded_rows_go_straight_into_the_metric():
     ds = loader.load_tempbench(EXAMPLES / "questions.jsonl")
     assert isinstance(ds, datasets.Dataset)
-    evidence = [r["evidence"] for r in scoring.iter_jsonl(EXAMPLES / "evidence.jsonl")]
+    evidence = [r["evidence"] for r in _records(EXAMPLES / "evidence.jsonl")]
     result = load_metric("tempbench_trp").compute(predictions=evidence, **loader.metric_inputs(ds))
-    questions = list(scoring.iter_jsonl(EXAMPLES / "questions.jsonl"))
+    questions = _records(EXAMPLES / "questions.jsonl")
     assert result == scoring.score(questions, evidence)
 
 
 def test_loaded_fixture_rows_score_like_the_raw_records():
     path = shared_path(*FIXTURES, "questions_interval.jsonl")
     ds = loader.load_tempbench(path)
-    evidence = {r["id"]: r["evidence"] for r in scoring.iter_jsonl(shared_path(*FIXTURES, "evidence_partial_id.jsonl"))}
+    evidence = files.read_predictions(shared_path(*FIXTURES, "evidence_partial_id.jsonl"))
     runs = [evidence[i] for i in ds["id"]]
-    raw = list(scoring.iter_jsonl(path))
+    raw = _records(path)
     assert scoring.score(ds, runs, space="id") == scoring.score(raw, runs, space="id")

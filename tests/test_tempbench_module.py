@@ -4,6 +4,8 @@ import json
 
 import pytest
 
+from benchscore.core.readers import read_jsonl
+from benchscore.tempbench_trp import files
 from benchscore.tempbench_trp import scoring
 from conftest import METRICS, load_metric, shared_path
 
@@ -21,9 +23,13 @@ def _inputs(questions):
     }
 
 
+def _records(path):
+    return [record for _, record in read_jsonl(path)]
+
+
 def _examples():
-    questions = list(scoring.iter_jsonl(EXAMPLES / "questions.jsonl"))
-    evidence = [r["evidence"] for r in scoring.iter_jsonl(EXAMPLES / "evidence.jsonl")]
+    questions = _records(EXAMPLES / "questions.jsonl")
+    evidence = [r["evidence"] for r in _records(EXAMPLES / "evidence.jsonl")]
     return questions, evidence
 
 
@@ -36,7 +42,7 @@ def test_compute_equals_pure_scorer_on_examples(metric):
     questions, evidence = _examples()
     result = metric.compute(predictions=evidence, **_inputs(questions))
     assert result == scoring.score(questions, evidence)
-    assert result["signature"] == "tempbench_trp|version:1.0.0|space:label|top_k:none|dedup:no|subset:all"
+    assert result["signature"] == "tempbench_trp|version:1.0.0|benchscore:0.1.0|space:label|top_k:none|dedup:no|subset:all"
 
 
 def test_add_batch_one_question_at_a_time_equals_compute(metric):
@@ -51,21 +57,24 @@ def test_add_batch_one_question_at_a_time_equals_compute(metric):
     assert metric.compute() == whole
 
 
+@pytest.mark.parity
 @pytest.mark.parametrize("space", ["label", "id"])
 @pytest.mark.parametrize("form", ["", "tuple_"])
 def test_fixture_parity_through_evaluate(space, form):
     metric = load_metric("tempbench_trp", space)
     expected = json.load(open(shared_path(*FIXTURES, f"expected_mixed_{form}{space}.json"), encoding="utf-8"))
-    evidence = {r["id"]: r["evidence"] for r in scoring.iter_jsonl(shared_path(*FIXTURES, expected["evidence_file"]))}
+    evidence = files.read_predictions(shared_path(*FIXTURES, expected["evidence_file"]))
     for questions_file, groups in expected["results"].items():
         (group,) = [g for g in groups if space in g["keys"]]
-        questions = list(scoring.iter_jsonl(shared_path(*FIXTURES, questions_file)))
+        questions = _records(shared_path(*FIXTURES, questions_file))
         for start in range(0, len(questions), 100):
             batch = questions[start:start + 100]
             metric.add_batch(predictions=[evidence[q["id"]] for q in batch], **_inputs(batch))
         result = metric.compute()
-        assert result.pop("signature").startswith(f"tempbench_trp|version:1.0.0|space:{space}|")
+        assert result.pop("signature").startswith(f"tempbench_trp|version:1.0.0|benchscore:0.1.0|space:{space}|")
+        warnings = result.pop("warnings", [])
         assert json.loads(json.dumps(result)) == group["aggregate"]
+        assert all(w.startswith("TRP is reported as 0.0, not undefined, where no question retrieved") for w in warnings)
 
 
 def test_options_reach_the_scorer_and_the_signature(metric):
@@ -99,12 +108,12 @@ def test_errors_name_the_example_across_batches(metric):
     questions, evidence = _examples()
     metric.add_batch(predictions=evidence[:2], **_inputs(questions[:2]))
     bad = [[dict(evidence[2][0], t_start="1990-01-01")]]
-    with pytest.raises(ValueError, match=r"example #2: question 'ex-3': evidence\[0\]\.t_start must be a year"):
+    with pytest.raises(ValueError, match=r"^example 2: question 'ex-3': evidence\[0\]\.t_start must be a year"):
         metric.add_batch(predictions=bad, **_inputs(questions[2:3]))
     metric.compute()  # clears what was added
-    with pytest.raises(ValueError, match=r"example #0: .*matches a gold triple in id space"):
+    with pytest.raises(ValueError, match=r"^example 0: .*matches a gold triple in id space"):
         metric.compute(predictions=[[("Q1", "P54", "Q10", 1994, 1994)]], **_inputs(questions[:1]))
-    with pytest.raises(TypeError, match=r"example #0: evidence\[0\]\.o must be a string, found 10"):
+    with pytest.raises(TypeError, match=r"^example 0: question 'ex-1': evidence\[0\]\.o must be a string, found int"):
         metric.compute(predictions=[[("Ada", "member of sports team", 10, 1994, 1994)]], **_inputs(questions[:1]))
     with pytest.raises(ValueError, match="id has 1 values for 2 predictions"):
         metric.compute(predictions=evidence[:2], **dict(_inputs(questions[:2]), id=["ex-1"]))

@@ -1,24 +1,33 @@
-"""`benchscore tempbench`: TRP, CCR and coverage of a run file, with the slices, streamed from disk.
+"""`benchscore tempbench` and `benchscore compare tempbench`, streamed from disk through `files.py`.
 
     benchscore tempbench --questions benchmark_labelled.jsonl --evidence run.jsonl --split test
     benchscore tempbench --questions benchmark.jsonl --evidence run_ids.jsonl --space id --json
     benchscore tempbench ... --top-k 5 --dedup --functional functional_negatives.jsonl   # extensions
+    benchscore compare tempbench --questions benchmark_labelled.jsonl --evidence A.jsonl [--evidence B.jsonl]
 
 The run file has one `{"id": ..., "evidence": [...]}` line per question.
 """
 
 import json
+import sys
 
-from .scoring import read_functional_ids
-from .scoring import score_jsonl
+from benchscore.core.compare import add_compare_options
+from benchscore.core.compare import report_comparison
+from benchscore.tempbench_trp import files
+from benchscore.tempbench_trp import scoring
+from benchscore.tempbench_trp import significance
+
+
+def _common_arguments(parser):
+    parser.add_argument("--space", choices=("label", "id"), default="label",
+                        help="match triples on labels (default) or on Wikidata ids")
+    parser.add_argument("--split", help="score only questions with this split (e.g. test)")
 
 
 def add_arguments(parser):
     parser.add_argument("--questions", required=True, help="benchmark_labelled.jsonl (labels) or benchmark.jsonl (ids)")
     parser.add_argument("--evidence", required=True, help='the run: one {"id", "evidence": [triples]} line per question')
-    parser.add_argument("--space", choices=("label", "id"), default="label",
-                        help="match triples on labels (default) or on Wikidata ids")
-    parser.add_argument("--split", help="score only questions with this split (e.g. test)")
+    _common_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     extension = parser.add_argument_group("extensions beyond the reference scorer (named in the signature)")
     extension.add_argument("--top-k", type=int, help="keep the first K retrieved triples per question")
@@ -32,18 +41,14 @@ def add_arguments(parser):
 def run(args):
     functional_ids = None
     if args.functional:
-        functional_ids = read_functional_ids(args.functional, args.functional_flag)
+        functional_ids = files.read_functional_ids(args.functional, args.functional_flag)
     elif args.functional_flag:
         raise ValueError("--functional-flag needs --functional FILE")
-    try:
-        result = score_jsonl(args.questions, args.evidence, space=args.space, split=args.split, top_k=args.top_k,
-                             dedup=args.dedup, functional_ids=functional_ids)
-    except TypeError as err:  # a wrongly typed value in a file is an input error, reported in one line
-        raise ValueError(str(err)) from None
-    if args.json:
-        print(json.dumps(result, indent=2))
-    else:
-        print(format_table(result))
+    result = files.score_files(args.questions, args.evidence, space=args.space, split=args.split, top_k=args.top_k,
+                               dedup=args.dedup, functional_ids=functional_ids)
+    for warning in result.get("warnings", ()):
+        print(f"benchscore tempbench: warning: {warning}", file=sys.stderr)
+    print(json.dumps(result, indent=2) if args.json else format_table(result))
     return 0
 
 
@@ -55,11 +60,10 @@ def format_table(result):
     lines.append("  ".join(f"{name} {_number(value)}" for name, value in head))
     lines += ["", f"{'slice':<24}{'n':>7}{'TRP':>9}{'CCR':>9}"]
     for key, cells in result.items():
-        if not key.startswith("by_"):
-            continue
-        lines.append(key[3:])
-        for value, cell in cells.items():
-            lines.append(f"  {str(value):<22}{cell['n']:>7}{cell['TRP']:>9.4f}{cell['CCR']:>9.4f}")
+        if key.startswith("by_"):
+            lines.append(key[3:])
+            lines += [f"  {str(value):<22}{cell['n']:>7}{cell['TRP']:>9.4f}{cell['CCR']:>9.4f}"
+                      for value, cell in cells.items()]
     if result.get("n_evidence_unused"):
         lines += ["", f"evidence lines not scored (id not among the selected questions): {result['n_evidence_unused']}"]
     return "\n".join(lines)
@@ -69,3 +73,22 @@ def _number(value):
     if value is None:
         return "n/a"
     return str(value) if isinstance(value, int) else f"{value:.4f}"
+
+
+# ------------------------------------------------------------------ `benchscore compare tempbench`
+
+
+def add_compare_arguments(parser):
+    parser.add_argument("--questions", "--gold", dest="questions", required=True,
+                        help="benchmark_labelled.jsonl (labels) or benchmark.jsonl (ids)")
+    add_compare_options(parser, 'a run: one {"id", "evidence": [triples]} line per question', "--evidence")
+    _common_arguments(parser)
+    parser.add_argument("--top-k", type=int, help="(extension) keep the first K retrieved triples per question")
+    parser.add_argument("--dedup", action="store_true", help="(extension) drop exact repeats of a retrieved triple")
+
+
+def run_compare(args):
+    stats = [files.file_stats(args.questions, path, args.space, args.split, args.top_k, args.dedup)
+             for path in args.predictions]
+    return report_comparison(args, stats, significance.confidence_intervals, significance.paired_test,
+                             scoring.signature(args.space, args.top_k, args.dedup))

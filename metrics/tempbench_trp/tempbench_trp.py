@@ -1,15 +1,19 @@
 """TempBench TRP and CCR: temporal retrieval precision and chain consistency (the reference scorer's numbers)."""
 
+import contextlib
+import gc
+
 import datasets
 import evaluate
 
+from benchscore.core import metric
+from benchscore.core.readers import relocate
 from benchscore.core.resampling import DEFAULT_RESAMPLES
 from benchscore.core.resampling import DEFAULT_SEED
-from .scoring import SPACES
-from .scoring import score
-from .scoring import score_question
-from .significance import add_confidence
-from .significance import score_rows
+from benchscore.tempbench_trp import scoring
+from benchscore.tempbench_trp import significance
+
+metric.check_version("0.1.0", "tempbench_trp")
 
 _CITATION = """\
 @inproceedings{caldarini2026tempbench,
@@ -69,7 +73,7 @@ Examples:
     >>> results["by_complexity"]
     {'1hop': {'n': 2, 'TRP': 0.5, 'CCR': 0.5}}
     >>> results["signature"]
-    'tempbench_trp|version:1.0.0|space:label|top_k:none|dedup:no|subset:all'
+    'tempbench_trp|version:1.0.0|benchscore:0.1.0|space:label|top_k:none|dedup:no|subset:all'
 
     Question by question with add_batch (5-tuples work too), then options beyond the reference:
 
@@ -77,7 +81,7 @@ Examples:
     ...     tempbench.add_batch(predictions=[evidence], references=[gold], t_query=[1994.0])
     >>> results = tempbench.compute(dedup=True)
     >>> print(round(results["TRP_macro"], 4), results["TRP_micro"], results["signature"])
-    0.75 0.6666666666666666 tempbench_trp|version:1.0.0|space:label|top_k:none|dedup:yes|subset:all
+    0.75 0.6666666666666666 tempbench_trp|version:1.0.0|benchscore:0.1.0|space:label|top_k:none|dedup:yes|subset:all
 
     Evidence in the other space is refused, with the example and the fix:
 
@@ -85,29 +89,66 @@ Examples:
     ...                                  "t_end": 1994}]], references=[gold], t_query=[1994])
     Traceback (most recent call last):
     ...
-    ValueError: example #0: question (no id): evidence[0] lacks s, r, o for space 'label' (it is in id space: score with space='id'); it has ['o_id', 'r_id', 's_id', 't_end', 't_start']
+    benchscore.core.readers.InputError: example 0: question (no id): evidence[0] lacks s, r, o for space 'label' (it is in id space: score with space='id'); it has ['o_id', 'r_id', 's_id', 't_end', 't_start']
 """
 
-_OPTIONAL_INPUTS = ("complexity", "operator_type", "id")
-_GOLD_KEYS = SPACES["label"] + SPACES["id"]
+
+@contextlib.contextmanager
+def _gc_paused():
+    """CPython's cyclic garbage collector paused for the duration (if it was running).
+
+    evaluate's `add_batch`/`compute` build tens of thousands of long-lived lists and dicts (the
+    batch, its encoded copy, the columns read back from Arrow); each full collection then rescans
+    every live object, which took 3-4x the whole compute time on 10k questions
+    (`scripts/bench_tempbench.py`). Nothing here creates reference cycles, so nothing is left for
+    the collector when it resumes.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def _flat(triples):
+    return [value for triple in triples for value in triple]
+
+
+def _triples(flat):
+    values = iter(flat)
+    return zip(values, values, values)
+
+
+def _text(value, index, field):
+    """An optional string column's value: "" for None (evaluate refuses None in a string column)."""
+    if value is None or isinstance(value, str):
+        return value or ""
+    raise TypeError(f"example {index}: {field} must be a string or None, found {type(value).__name__}")
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class TempbenchTrp(evaluate.Metric):
+class TempbenchTrp(metric.BenchscoreMetric):
+    OPTIONAL_INPUTS = ("complexity", "operator_type", "id")
+
     def _info(self):
-        space = self._space()
-        s, r, o = SPACES[space]
-        triple = {s: datasets.Value("string"), r: datasets.Value("string"), o: datasets.Value("string"),
-                  "t_start": datasets.Value("float64"), "t_end": datasets.Value("float64")}
+        self._space()  # an unknown configuration is refused when the module is loaded
+        strings = [datasets.Value("string")]
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
+            # What is stored is what `_prepare` checked, as flat lists: Arrow encodes and reads
+            # them back ~5x faster than one struct per triple. Per question: the retrieved
+            # (s, r, o) in the config's space, three strings each, and (t_start, t_end) pairs;
+            # the distinct gold (s, r, o) in the config's space (evidence in the other space was
+            # refused by `_prepare`).
             features=datasets.Features(
                 {
-                    "predictions": [triple],
-                    # Gold keeps both spaces, so evidence in the wrong space is caught at scoring time.
-                    "references": [{key: datasets.Value("string") for key in _GOLD_KEYS}],
+                    "predictions": {"triples": strings, "times": [datasets.Value("float64")]},
+                    "references": strings,
                     "t_query": datasets.Value("float64"),
                     "complexity": datasets.Value("string"),
                     "operator_type": datasets.Value("string"),
@@ -119,92 +160,63 @@ class TempbenchTrp(evaluate.Metric):
 
     def _space(self):
         space = "label" if self.config_name == "default" else self.config_name
-        if space not in SPACES:
+        if space not in scoring.SPACES:
             raise ValueError(f"config_name must be 'label' (the default) or 'id', found {self.config_name!r}")
         return space
 
-    # evaluate requires every feature in every call; these fill the optional ones with None.
-    def compute(self, *, predictions=None, references=None, **kwargs):
+    # Overridden only to pause the garbage collector around evaluate's own work (see _gc_paused).
+    def compute(self, **kwargs):
         """Scores what was added (and `predictions`/`references` with their features, if given)."""
-        # (evaluate appends the inputs description to this docstring, so it must exist.)
-        if predictions is not None:
-            for name in _OPTIONAL_INPUTS:
-                kwargs.setdefault(name, None)
-        return super().compute(predictions=predictions, references=references, **kwargs)
+        with _gc_paused():
+            return super().compute(**kwargs)
 
-    def add(self, *, prediction=None, reference=None, **kwargs):
-        """Adds one question (its retrieved triples, gold S_star, t_query and optional slice fields)."""
-        return self.add_batch(predictions=[prediction], references=[reference],
-                              **{key: [value] for key, value in kwargs.items()})
+    def add_batch(self, **kwargs):
+        """Adds questions: each is checked here, so an error names the example before Arrow sees it."""
+        with _gc_paused():
+            return super().add_batch(**kwargs)
 
-    def add_batch(self, *, predictions=None, references=None, **kwargs):
-        """Adds questions; each is checked here, so an error names the example before Arrow sees it."""
-        if predictions is None or references is None or kwargs.get("t_query") is None:
-            raise ValueError("tempbench_trp needs predictions, references and t_query for every question")
-        n = len(predictions)
-        for name in _OPTIONAL_INPUTS:
-            if kwargs.get(name) is None:
-                kwargs[name] = [None] * n
-        for name, column in [("references", references)] + list(kwargs.items()):
-            if len(column) != n:
-                raise ValueError(f"{name} has {len(column)} values for {n} predictions")
-        space = self._space()
-        start = getattr(self, "_n_added", 0)
-        evidence_rows, gold_rows, t_query = [], [], []
-        for i in range(n):
-            question = {"id": kwargs["id"][i], "t_query": kwargs["t_query"][i], "S_star": references[i],
-                        "complexity": kwargs["complexity"][i], "operator_type": kwargs["operator_type"][i]}
-            evidence = predictions[i]
-            if not isinstance(evidence, (list, tuple, str, bytes, dict)) and hasattr(evidence, "__iter__"):
-                evidence = list(evidence)  # read a generator once, for the check and for storing
+    def _prepare(self, batch, start):
+        """Every question checked once (the scorer's own checks) and stored in the compact form."""
+        if batch.get("t_query") is None:
+            raise ValueError("tempbench_trp needs t_query (the year of each question) with every batch")
+        space, prepared = self._space(), {"predictions": [], "references": [], "t_query": []}
+        for i, (evidence, gold, t_query) in enumerate(zip(batch["predictions"], batch["references"],
+                                                          batch["t_query"])):
+            record = {"t_query": t_query, "S_star": gold, "id": batch["id"][i]}
             try:
-                score_question(question, evidence, space)  # the scorer's own checks, nothing stored
+                question = scoring.check_question(record, space)
+                triples, times = [], []
+                for j, (triple, t_start, t_end) in enumerate(scoring.check_evidence(evidence, space, question.where)):
+                    if triple in question.other_gold and triple not in question.gold:
+                        raise scoring.wrong_space(question, j, triple)
+                    triples += triple
+                    times += (t_start, t_end)
             except (ValueError, TypeError) as err:
-                raise type(err)(f"example #{start + i}: {err}") from None
-            evidence_rows.append([_as_record(item, space, start + i, j) for j, item in enumerate(evidence)])
-            gold_rows.append([{key: _gold_text(g, key, start + i, j) for key in _GOLD_KEYS}
-                              for j, g in enumerate(references[i])])
-            t_query.append(float(question["t_query"]))
-        self._n_added = start + n
-        # evaluate refuses None in a string column: "not given" travels as "" and comes back as None.
-        for name in _OPTIONAL_INPUTS:
-            kwargs[name] = [_text(value) for value in kwargs[name]]
-        kwargs["t_query"] = t_query
-        return super().add_batch(predictions=evidence_rows, references=gold_rows, **kwargs)
+                raise relocate(err, f"example {start + i}") from None
+            prepared["predictions"].append({"triples": triples, "times": times})
+            prepared["references"].append(_flat(question.gold))
+            prepared["t_query"].append(question.t_query)
+        for name in self.OPTIONAL_INPUTS:
+            prepared[name] = [_text(value, start + i, name) for i, value in enumerate(batch[name])]
+        return prepared
 
     def _compute(self, predictions, references, t_query, complexity, operator_type, id, top_k=None, dedup=False,
                  functional_ids=None, confidence=None, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED):
-        self._n_added = 0
-        questions = [
-            {"id": id[i] or None, "t_query": t_query[i], "complexity": complexity[i] or None,
-             "operator_type": operator_type[i] or None,
-             "S_star": [{key: value or None for key, value in g.items()} for g in references[i]]}
-            for i in range(len(predictions))
-        ]
-        result = score(questions, predictions, self._space(), top_k, dedup, functional_ids)
+        # Every example was checked by _prepare: the formula runs on the stored values.
+        space = self._space()
+        scoring.check_options(space, top_k, dedup)
+        keep = None if functional_ids is None else scoring.subset_filter(functional_ids)
+        stats = []
+        for i, (evidence, gold) in enumerate(zip(predictions, references)):
+            qid = id[i] or None
+            if keep is not None and not keep({"id": qid}):
+                continue
+            question = scoring.Question(qid, complexity[i] or None, operator_type[i] or None, t_query[i],
+                                        frozenset(_triples(gold)), frozenset(), space, "")
+            times = evidence["times"]
+            stats.append(scoring.stats(question, zip(_triples(evidence["triples"]), times[0::2], times[1::2]),
+                                       top_k, dedup))
+        result = scoring.summarize(stats, space=space, top_k=top_k, dedup=dedup, functional_ids=functional_ids)
         if confidence is not None:
-            rows = score_rows(questions, predictions, self._space(), top_k, dedup, functional_ids)
-            add_confidence(result, rows, n_resamples, seed, confidence)
+            significance.add_confidence(result, stats, n_resamples, seed, confidence)
         return result
-
-
-def _as_record(item, space, example, j):
-    """One validated evidence item as the declared struct (5-tuples become dicts)."""
-    s, r, o = SPACES[space]
-    if isinstance(item, dict):
-        item = (item[s], item[r], item[o], item["t_start"], item["t_end"])
-    for name, value in zip((s, r, o), item):
-        if not isinstance(value, str):
-            raise TypeError(f"example #{example}: evidence[{j}].{name} must be a string, found {value!r}")
-    return {s: item[0], r: item[1], o: item[2], "t_start": float(item[3]), "t_end": float(item[4])}
-
-
-def _gold_text(gold, key, example, j):
-    value = gold.get(key)
-    if value is not None and not isinstance(value, str):
-        raise TypeError(f"example #{example}: references[{j}].{key} must be a string, found {value!r}")
-    return _text(value)
-
-
-def _text(value):
-    return "" if value is None else str(value)

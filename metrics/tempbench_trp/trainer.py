@@ -33,7 +33,7 @@ evaluation is kept in `.last_result`. In batch mode the helper counts rows acros
 evaluation that stopped with an error, build a new one. transformers is not imported here.
 """
 
-from .loader import metric_inputs
+from benchscore.tempbench_trp.loader import metric_inputs
 from benchscore.core.trainer import DecodedComputeMetrics
 from benchscore.core.trainer import flatten_for_logging  # re-exported: part of this module's API
 from benchscore.core.trainer import outputs_to_numpy as to_numpy  # re-exported; here tuples stay tuples

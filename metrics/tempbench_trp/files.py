@@ -1,0 +1,253 @@
+"""TempBench's files -> checked questions and per-question statistics: the one read path.
+
+The CLI, `compare`, the loader and the Space all read through here (on `benchscore.core.readers`),
+so the same bad file gives the same `FILE:LINE: ...` message everywhere (lines from 1).
+
+- questions: `benchmark_labelled.jsonl` / `benchmark.jsonl` style, one question object per line;
+- a run (evidence): one `{"id": ..., "evidence": [triples]}` object per line;
+- `functional_negatives.jsonl`: one object with an `id` per line (or a bare JSON string).
+
+Scoring streams: questions are scored in questions-file order (the order the reference's sums
+use) and joined to evidence by id. Memory stays flat when the evidence lines follow the
+questions' order (what a retrieval loop over the questions file writes), also with other lines in
+between; lines met out of order are held until their question comes.
+"""
+
+import array
+import json
+
+from benchscore.core.readers import at_line
+from benchscore.core.readers import iter_jsonl
+from benchscore.tempbench_trp import scoring
+
+TRIPLE_STRINGS = ("s", "r", "o", "s_id", "r_id", "o_id")
+TRIPLE_TIMES = ("t_start", "t_end")
+TRIPLE_FIELDS = ("S_star", "S_dist", "S_stale")
+STRINGS = ("id", "question", "complexity", "operator_type", "split")
+REQUIRED = ("id", "t_query", "S_star")
+FIELDS = STRINGS + ("t_query",) + TRIPLE_FIELDS
+QUESTION = "one question (a JSON object with id, t_query, S_star)"
+EVIDENCE = 'one {"id": ..., "evidence": [triples]} object'
+
+
+# ----------------------------------------------------------------------------------------------
+# Questions
+
+
+def question_record(raw, where):
+    """A checked question with every documented field (None when absent) and the others in `extra`.
+
+    `extra` is a JSON object text: unknown fields by name, unknown triple fields by path
+    (`"S_star[0].rank"`).
+    """
+    qid = raw.get("id")
+    where = f"{where}: question {qid!r:.80}" if qid is not None else f"{where}: question (no id)"
+    missing = [field for field in REQUIRED if raw.get(field) is None]
+    if missing:
+        raise ValueError(f"{where}: missing {', '.join(missing)}; a TempBench question needs {', '.join(REQUIRED)}")
+    record = {field: _string(raw, field, where) for field in STRINGS}
+    record["t_query"] = scoring.year(raw["t_query"], f"{where}: t_query", finite=True)
+    extra = {key: value for key, value in raw.items() if key not in FIELDS}
+    for field in TRIPLE_FIELDS:
+        record[field] = _triples(raw.get(field), field, where, extra)
+    record["extra"] = json.dumps(extra, ensure_ascii=False, sort_keys=True)
+    return record
+
+
+def _string(raw, field, where, name=None):
+    value = raw.get(field)
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"{where}: {name or field} must be a string, found {value!r:.80}")
+    return value
+
+
+def _triples(triples, field, where, extra):
+    if triples is None:
+        return None
+    if not isinstance(triples, list):
+        raise ValueError(f"{where}: {field} must be a list of triples, found {type(triples).__name__}")
+    return [_triple(t, f"{field}[{i}]", where, extra) for i, t in enumerate(triples)]
+
+
+def _triple(raw, path, where, extra):
+    if not isinstance(raw, dict):
+        raise ValueError(f"{where}: {path} must be an object with s, r, o and/or s_id, r_id, o_id, found {raw!r:.80}")
+    triple = {key: _string(raw, key, where, f"{path}.{key}") for key in TRIPLE_STRINGS}
+    if None in (triple["s"], triple["r"], triple["o"]) and None in (triple["s_id"], triple["r_id"], triple["o_id"]):
+        raise ValueError(f"{where}: {path} has neither s, r, o nor s_id, r_id, o_id (keys: {sorted(raw)})")
+    for key in TRIPLE_TIMES:
+        value = raw.get(key)
+        triple[key] = None if value is None else scoring.year(value, f"{where}: {path}.{key}")
+    extra.update({f"{path}.{key}": value for key, value in raw.items() if key not in triple})
+    return triple
+
+
+def iter_questions(path, split=None):
+    """(line, checked question record) for the questions of `path` (those of `split`, if given)."""
+    splits, n_read, n_selected = set(), 0, 0
+    for number, raw in iter_jsonl(path, QUESTION):
+        n_read += 1
+        record = question_record(raw, f"{path}:{number}")
+        splits.add(record["split"])
+        if split is None or record["split"] == split:
+            n_selected += 1
+            yield number, record
+    if not n_read:
+        raise at_line(path, 1, f"the file has no questions; expected {QUESTION} per line")
+    if not n_selected:
+        found = ", ".join(sorted(map(str, splits)))
+        raise at_line(path, 1, f"no question has split {split!r} (splits found: {found}); expected at least one")
+
+
+def read_references(path, split=None):
+    """The checked question records of `path` (those of `split`, if given), in file order."""
+    return [record for _, record in iter_questions(path, split)]
+
+
+def read_functional_ids(path, flag=None):
+    """Question ids of the functional subset from a `functional_negatives.jsonl`-style file.
+
+    Each line is an object with an `id`; with `flag` (e.g. a per-negative-type field), only lines
+    whose `flag` field is true are kept. A bare JSON string line is taken as an id.
+    """
+    ids = []
+    for number, record in iter_jsonl(path, "an object with an 'id'", objects_only=False):
+        if isinstance(record, str):
+            record = {"id": record}
+        if not isinstance(record, dict) or not isinstance(record.get("id"), str):
+            raise at_line(path, number, f"found {record!r:.80}; expected an object with a string 'id'")
+        if flag is not None and flag not in record:
+            raise at_line(path, number, f"no field {flag!r} (fields: {sorted(record)}); expected it with --functional-flag")
+        if flag is None or record[flag]:
+            ids.append(record["id"])
+    return ids
+
+
+# ----------------------------------------------------------------------------------------------
+# Runs (evidence files)
+
+
+def read_predictions(path):
+    """{question id: evidence list} of a run file (in memory; `file_stats` streams instead)."""
+    return {qid: evidence for qid, (_, evidence) in _Evidence(path).read_all().items()}
+
+
+class _Evidence:
+    """A run file's evidence looked up by question id, read ahead only as far as needed."""
+
+    def __init__(self, path):
+        self.path = path
+        self.records = iter_jsonl(path, EVIDENCE)
+        self.waiting = {}  # id -> (line, evidence), read ahead of its question
+        self.first_line = {}  # id -> line, for the ids waiting
+        self.used = array.array("q")  # hash of each id already scored: duplicates found at the end
+        self.n_read = 0
+
+    def _next(self):
+        for number, record in self.records:
+            if "id" not in record or "evidence" not in record:
+                raise at_line(self.path, number, f"found the fields {sorted(record)}; expected {EVIDENCE}")
+            qid = record["id"]
+            if not isinstance(qid, str):
+                raise at_line(self.path, number, f"the id is {qid!r:.80}; expected a string id")
+            self.n_read += 1
+            return number, qid, record["evidence"]
+        return None
+
+    def pop(self, question_id):
+        """(line, evidence) of `question_id`, or None when the file has no line for it."""
+        found = self.waiting.pop(question_id, None)
+        while found is None:
+            entry = self._next()
+            if entry is None:
+                return None
+            number, qid, evidence = entry
+            if qid == question_id:
+                found = number, evidence
+            elif qid in self.waiting:
+                raise at_line(self.path, number, f"duplicate id {qid!r} (first on line {self.waiting[qid][0]}); "
+                                                 "expected one evidence line per question")
+            else:
+                self.waiting[qid] = number, evidence
+        self.used.append(hash(question_id))
+        return found
+
+    def read_all(self):
+        """Every remaining line as {id: (line, evidence)}; a repeated id is an error."""
+        while (entry := self._next()) is not None:
+            number, qid, evidence = entry
+            if qid in self.waiting:
+                raise at_line(self.path, number, f"duplicate id {qid!r} (first on line {self.waiting[qid][0]}); "
+                                                 "expected one evidence line per question")
+            self.waiting[qid] = number, evidence
+        return self.waiting
+
+    def count_unused(self):
+        """Lines never scored (ids not among the selected questions); a second line for a scored id is an error."""
+        leftover = {hash(qid): (number, qid) for qid, (number, _) in self.read_all().items()}
+        for used in self.used if leftover else ():
+            if used in leftover:
+                number, qid = leftover[used]
+                raise at_line(self.path, number, f"duplicate id {qid!r} (an earlier line was already scored); "
+                                                 "expected one evidence line per question")
+        return len(leftover)
+
+
+def iter_file_stats(questions_path, evidence_path, space="label", split=None, top_k=None, dedup=False,
+                    functional_ids=None, counts=None):
+    """`ItemStats` per selected question of a questions file and a run file, streamed.
+
+    `counts`, a dict if given, gets `n_evidence_unused`: evidence lines whose id is not among the
+    selected questions (counted, not scored) once the iterator is exhausted.
+    """
+    scoring.check_options(space, top_k, dedup)
+    keep = scoring.subset_filter(functional_ids)
+    evidence = _Evidence(evidence_path)
+    for number, question in iter_questions(questions_path, split):
+        if keep is not None and not keep(question):
+            continue
+        try:
+            checked = scoring.check_question(question, space)
+        except (ValueError, TypeError) as err:
+            raise at_line(questions_path, number, str(err)) from None
+        found = evidence.pop(question["id"])
+        if found is None:
+            raise _missing(questions_path, number, question["id"], evidence)
+        line, items = found
+        try:
+            yield scoring.stats(checked, scoring.check_evidence(items, space, checked.where), top_k, dedup)
+        except (ValueError, TypeError) as err:
+            raise at_line(evidence_path, line, str(err)) from None
+    unused = evidence.count_unused()
+    if counts is not None:
+        counts["n_evidence_unused"] = unused
+
+
+def _missing(questions_path, number, question_id, evidence):
+    """The error for a question without an evidence line: empty run, repeated question, or missing line."""
+    if not evidence.n_read:
+        return at_line(evidence.path, 1, f"the file has no records; expected {EVIDENCE} per line")
+    for earlier, record in iter_jsonl(questions_path, QUESTION):
+        if earlier >= number:
+            break
+        if record.get("id") == question_id:
+            return at_line(questions_path, number, f"duplicate question id {question_id!r} (first on line "
+                                                   f"{earlier}); expected each question once")
+    return at_line(questions_path, number, f"no evidence line for id {question_id!r} in {evidence.path}; "
+                                           "expected one per question")
+
+
+def file_stats(questions_path, evidence_path, space="label", split=None, top_k=None, dedup=False,
+               functional_ids=None):
+    """Every selected question's `ItemStats`, in questions-file order (for resampling and `compare`)."""
+    return list(iter_file_stats(questions_path, evidence_path, space, split, top_k, dedup, functional_ids))
+
+
+def score_files(questions_path, evidence_path, space="label", split=None, top_k=None, dedup=False,
+                functional_ids=None, by=scoring.SLICES):
+    """The result dict of a run file (streamed, flat memory), with `n_evidence_unused` and the signature."""
+    sig = scoring.signature(space, top_k, dedup, functional_ids)
+    counts = {}
+    stream = iter_file_stats(questions_path, evidence_path, space, split, top_k, dedup, functional_ids, counts)
+    result = scoring.aggregate_stream(stream, by)
+    return dict(result, n_evidence_unused=counts["n_evidence_unused"], signature=sig)
