@@ -65,14 +65,16 @@ def tempbench():
     from benchscore.tempbench_trp import scoring
     from benchscore.tempbench_trp import significance
 
+    from benchscore.tempbench_trp import files
+
     folder = SHARED / "tempbench" / "fixtures"
     questions = [q for name in ("questions_point.jsonl", "questions_interval.jsonl")
-                 for q in scoring.iter_jsonl(folder / name)]
+                 for q in files.read_references(folder / name)]
     systems = []
     for retriever in ("mixed", "oracle_plus_noise"):
-        evidence = {r["id"]: r["evidence"] for r in scoring.iter_jsonl(folder / f"evidence_{retriever}_label.jsonl")}
+        evidence = files.read_predictions(folder / f"evidence_{retriever}_label.jsonl")
         systems.append([evidence[q["id"]] for q in questions])
-    score = lambda evidences: scoring.score_questions(questions, evidences)  # noqa: E731
+    score = lambda evidences: scoring.item_stats(questions, evidences)  # noqa: E731
     return "TempBench public fixtures, point + interval (questions)", score, systems, scoring.aggregate, significance
 
 

@@ -13,6 +13,7 @@ import browser
 
 from benchscore.mctaco import files as mctaco_files
 from benchscore.mctaco import scoring as mctaco_scoring
+from benchscore.tempbench_trp import files as tempbench_files
 from benchscore.tempbench_trp import scoring as tempbench_scoring
 from benchscore.tsver import files as tsver_files
 from benchscore.webnlg_rdf import files as webnlg_files
@@ -71,7 +72,7 @@ def test_mctaco_space(driver, tmp_path):
 
 def test_tempbench_space(driver, tmp_path):
     examples = browser.METRICS / "tempbench_trp" / "examples"
-    result = tempbench_scoring.score_jsonl(examples / "questions.jsonl", examples / "evidence.jsonl")
+    result = tempbench_files.score_files(examples / "questions.jsonl", examples / "evidence.jsonl")
     number = repr  # the app shows every digit
     expected = [["all questions", str(result["n_questions"]), number(result["TRP_macro"]), number(result["TRP_micro"]),
                  number(result["CCR"]), number(result["coverage"])]]
@@ -97,7 +98,7 @@ def test_tempbench_space(driver, tmp_path):
         page.upload("evidence-file", malformed)
         page.click_text("Score files")
         message = page.error_text()
-        assert "run.jsonl line 2: not valid JSON" in message
+        assert "run.jsonl:2: not valid JSON" in message
         assert "Traceback" not in message and str(tmp_path) not in message
 
 

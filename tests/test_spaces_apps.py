@@ -117,11 +117,12 @@ def test_mctaco_table(apps):
 
 def test_tempbench_table(apps):
     app = apps["tempbench_trp"]
-    table, _, signature = app.score_table(frame(app))
+    table, _, signature, notes = app.score_table(frame(app))
     # By hand: q1 retrieves 3 triples, 1 valid in 1994 (TRP 1/3, chain complete); q2 retrieves its
     # gold triple with an interval that misses 1995 (TRP 0, CCR 0).
     assert table.values.tolist() == [["all questions", 2, repr((1 / 3 + 0) / 2), repr(1 / 4), "0.5", "1.0"]]
-    assert signature == "tempbench_trp|version:1.0.0|space:label|top_k:none|dedup:no|subset:all"
+    assert signature == "tempbench_trp|version:1.0.0|benchscore:0.1.0|space:label|top_k:none|dedup:no|subset:all"
+    assert notes == "No warnings."
     assert app.score_table(frame(app), top_k=1)[0].values.tolist()[0][2] == repr((1 + 0) / 2)
     with shows_error(r"^table row 2: role is 'found'; expected 'gold' or 'retrieved'"):
         app.score_table(frame(app).assign(role=["gold", "found", "retrieved", "retrieved", "gold", "retrieved"]))
@@ -255,6 +256,6 @@ def test_tempbench_says_how_many_evidence_lines_it_did_not_score(apps):
     questions, evidence = example_paths("tempbench_trp")
     extra = '{"id": "not-a-question", "evidence": []}\n'
     text = open(evidence, encoding="utf-8").read() + extra
-    table, _, signature = apps["tempbench_trp"].score_text(open(questions, encoding="utf-8").read(), text)
+    table, _, signature, _ = apps["tempbench_trp"].score_text(open(questions, encoding="utf-8").read(), text)
     assert table.values.tolist()[-1] == ["evidence lines not scored (id not among the questions)", 1, "", "", "", ""]
-    assert signature == "tempbench_trp|version:1.0.0|space:label|top_k:none|dedup:no|subset:all"
+    assert signature == "tempbench_trp|version:1.0.0|benchscore:0.1.0|space:label|top_k:none|dedup:no|subset:all"

@@ -12,6 +12,7 @@ import pytest
 from benchscore import BENCHMARKS
 from benchscore.mctaco import scoring as mctaco_scoring
 from benchscore.mctaco import trainer as mctaco_trainer
+from benchscore.tempbench_trp import files as tempbench_files
 from benchscore.tempbench_trp import loader as tempbench_loader
 from benchscore.tempbench_trp import scoring as tempbench_scoring
 from benchscore.tempbench_trp import trainer as tempbench_trainer
@@ -262,7 +263,7 @@ def test_tempbench_whole_set_and_batches_equal_the_pure_function(batch_size):
                           row_numbers(len(per_row)), row_numbers(len(per_row)), batch_size)
     assert whole == batched
     assert calls[0] == [0, 1, 2, 3] and calls[1] == list(range(min(batch_size, 4)))
-    expected = tempbench_scoring.score(tempbench_loader.read_questions(examples / "questions.jsonl"), per_row)
+    expected = tempbench_scoring.score(tempbench_files.read_references(examples / "questions.jsonl"), per_row)
     assert compute_metrics.last_result == expected
     assert whole["TRP_macro"] == expected["TRP_macro"] and whole["CCR"] == expected["CCR"]
     for value, cell in expected["by_complexity"].items():
