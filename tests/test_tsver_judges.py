@@ -78,9 +78,9 @@ def test_recorded_duplicates_later_wins_with_a_warning_naming_both_lines(tmp_pat
     ('{"Claim": 7, "ev2r_response": {}}', r"ev2r.jsonl:2: 'Claim' is int; expected a string"),
     ('{"Claim": "A", "ev2r_response": "4 facts"}', r"ev2r.jsonl:2: 'ev2r_response' is str; expected a JSON object"),
     ('{"Claim": "A", "ev2r_response": {"support predicted evidence": "3"}}',
-     r"ev2r.jsonl:2: ev2r_response: 'support predicted evidence' must be a non-negative int, found '3'"),
+     r"ev2r.jsonl:2: ev2r_response: 'support predicted evidence' must be an int >= 0, found '3'"),
     ('{"Claim": "A", "ev2r_response": {"facts count reference evidence": -1}}',
-     r"ev2r.jsonl:2: ev2r_response: 'facts count reference evidence' must be a non-negative int, found -1"),
+     r"ev2r.jsonl:2: ev2r_response: 'facts count reference evidence' must be an int >= 0, found -1"),
     ('{"Claim": "A", "ev2r_response": {"facts count reference evidence": 2.0}}', r"found 2.0"),
 ])
 def test_read_recorded_names_the_line_of_bad_input(tmp_path, bad_line, message):
@@ -239,7 +239,7 @@ def test_parse_reply_accepts_fenced_and_bare_json(reply):
     ("```json\n{\"facts count predicted evidence\": 3,\n```", r"holds no JSON object"),
     ("```json\n[1, 2, 3, 4]\n```", r"holds no JSON object"),
     ("```json\n" + json.dumps(RECORD_A | {"support predicted evidence": "two"}) + "\n```",
-     r"judge reply: key 'support predicted evidence' must be an int >= 0, found 'two'"),
+     r"judge reply: 'support predicted evidence' must be an int >= 0, found 'two'"),
     ("{" + "x" * 500, r"\.\.\.'$"),
 ])
 def test_parse_reply_rejects_malformed_replies(reply, message):

@@ -127,7 +127,7 @@ def test_ev2r_official_micro_aggregation_rounds_to_4_decimals():
     assert scoring.ev2r_aggregate([{k_cp: 0, k_sp: 0, k_cr: 0, k_sr: 0}]) == {"precision": 0.0, "recall": 0.0,
                                                                              "f1": 0.0}
     assert scoring.ev2r_counts({k_cp: 2}) == {k_cp: 2, k_sp: 0, k_cr: 0, k_sr: 0}  # missing keys count 0
-    with pytest.raises(ValueError, match="'support predicted evidence' must be a non-negative int"):
+    with pytest.raises(ValueError, match="'support predicted evidence' must be an int >= 0"):
         scoring.ev2r_counts({k_sp: "3"})
 
 

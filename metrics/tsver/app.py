@@ -58,6 +58,17 @@ TABLE_EXAMPLE = [
      "literacy: 2003-2003"],
 ]
 
+PAGE = {  # the texts of the page
+    "title": "TSVer metric",
+    "heading": "TSVer: verdicts, time ranges (TSCS) and Ev2R",
+    "example_label": "Bundled example: 7 claims, every quirk",
+    "upload_note": "The official formats: the gold JSONL (`tsver_test.jsonl`), your prediction JSONL (`Claim`, "
+                   "`Verdict`, `Explanation`, `PredictedTimeRanges`) and, for Ev2R, a recorded judge file "
+                   '(`{"Claim", "ev2r_response"}` lines; this Space runs no LLM).',
+    "table_note": "One claim per row. Verdicts: the gold one is a label; the predicted one is free text, mapped by "
+                  "the official matcher. Ranges: `series: from-to[, from-to]`, series separated by `;`.",
+}
+
 
 def score_files(gold_path, predictions_path, ev2r_path=None, strict=False, ev2r_aggregation="tsver"):
     """Uploaded official files: gold JSONL, prediction JSONL and, optionally, recorded Ev2R JSONL."""
@@ -156,27 +167,11 @@ def build_demo():
         gr.Textbox(label="Notes from the scorer (what the official scorer does silently)", lines=3,
                    elem_id="notes", render=False),
     ]
-    examples = HERE / "examples"
-    return space.build_demo(
-        title="TSVer metric",
-        heading="TSVer: verdicts, time ranges (TSCS) and Ev2R",
-        summary=space.card_summary(HERE, scoring.__doc__.split("\n\n")[0]),
-        inputs=INPUTS,
-        outputs=outputs,
-        score_files=score_files,
-        score_text=score_text,
-        example=[str(examples / "gold.jsonl"), str(examples / "predictions.jsonl"), str(examples / "ev2r.jsonl")],
-        example_label="Bundled example: 7 claims, every quirk",
-        upload_note="The official formats: the gold JSONL (`tsver_test.jsonl`), your prediction JSONL (`Claim`, "
-                    "`Verdict`, `Explanation`, `PredictedTimeRanges`) and, for Ev2R, a recorded judge file "
-                    '(`{"Claim", "ev2r_response"}` lines; this Space runs no LLM).',
-        table_value=TABLE_EXAMPLE,
-        table_headers=TABLE_HEADERS,
-        table_note="One claim per row. Verdicts: the gold one is a label; the predicted one is free text, mapped by "
-                   "the official matcher. Ranges: `series: from-to[, from-to]`, series separated by `;`.",
-        score_table=score_table,
-        options=_options,
-    )
+    examples = [str(HERE / "examples" / name) for name in ("gold.jsonl", "predictions.jsonl", "ev2r.jsonl")]
+    return space.build_demo(**PAGE, summary=space.card_summary(HERE, scoring.__doc__.split("\n\n")[0]),
+                            inputs=INPUTS, outputs=outputs, options=_options, example=examples,
+                            score_files=score_files, score_text=score_text, score_table=score_table,
+                            table_value=TABLE_EXAMPLE, table_headers=TABLE_HEADERS)
 
 
 def launch(**kwargs):

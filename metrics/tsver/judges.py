@@ -1,22 +1,13 @@
 """Pluggable Ev²R judges for TSVer (the HTTP judge needs `httpx`: `pip install "benchscore[judge]"`).
 
-A *judge* is any callable ``judge(claim, reference, prediction) -> dict`` that returns the four
-Ev²R counts (ints >= 0, under the official record keys ``COUNT_KEYS``; free-text keys may ride
-along) or raises ``JudgeError``.  ``reference`` is all gold justifications joined with "\\n";
-``prediction`` is the system's ``Explanation``.  A ``JudgeError`` is a *failure of one claim*: the
-caller counts and reports it, never drops it silently.  Any other exception is a bug (or a setup
-error such as a missing API key) and propagates.
-
-Judges provided here:
-- ``RecordedJudge``: looks claims up in a mapping claim -> official record (``files.as_judge``
-  builds one from an official ``{"Claim", "ev2r_response"}`` JSONL file);
-- ``CallableJudge``: wraps any Python function and validates what it returns;
-- ``OpenAIJudge``: an OpenAI-compatible ``/chat/completions`` judge over HTTP (httpx) with our own
-  one-shot prompt (``build_prompt``), one total deadline per request, retries, a concurrency
-  limit, a progress bar and an on-disk cache.
-
-``run_judge(judge, items)`` runs a judge over ``(claim, reference, prediction)`` items, in order,
-and returns one ``JudgeOutcome`` per item; ``judge_claims`` gives each claim its counts or failure.
+A *judge* is any callable ``judge(claim, reference, prediction) -> dict`` returning the four Ev²R
+counts (ints >= 0 under ``COUNT_KEYS``; free-text keys may ride along) or raising ``JudgeError``,
+a *failure of one claim*, counted and reported, never dropped. Any other exception is a bug (or a
+setup error such as a missing API key) and propagates. ``reference`` is the gold justifications
+joined with "\\n"; ``prediction`` is the system's ``Explanation``. Judges: ``RecordedJudge`` (a
+mapping claim -> official record; ``files.as_judge`` reads the official JSONL file),
+``CallableJudge`` (any function, its output validated) and ``OpenAIJudge`` (HTTP, below).
+``run_judge`` runs one over items in order; ``judge_claims`` gives each claim its counts or failure.
 """
 
 import concurrent.futures
@@ -35,21 +26,21 @@ import time
 from collections.abc import Mapping
 
 from benchscore.core.readers import parse_json
+from benchscore.tsver.scoring import EV2R_KEYS
+from benchscore.tsver.scoring import ev2r_counts
 
 try:
     import httpx
 except ImportError:  # the "judge" extra; only OpenAIJudge needs it
     httpx = None
+try:
+    from tqdm import tqdm
+except ImportError:  # the progress bar is optional
+    tqdm = None
 
 logger = logging.getLogger(__name__)
 
-# The four integer counts of an Ev²R record (official key names, spaces included).
-COUNT_KEYS = (
-    "facts count predicted evidence",
-    "support predicted evidence",
-    "facts count reference evidence",
-    "support reference evidence",
-)
+COUNT_KEYS = EV2R_KEYS  # the four integer counts of an Ev²R record (official key names, spaces included)
 # Free-text keys the judge may add (kept for audits, never scored).
 TEXT_KEYS = (
     "facts in predicted evidence",
@@ -83,17 +74,13 @@ def validate_counts(response, where="judge output"):
     Only the types are checked: a support count above its facts count is kept as is, since the
     official scorer sums whatever the judge said.
     """
-    if not isinstance(response, Mapping):
-        raise JudgeError(f"{where}: expected a dict with the keys {list(COUNT_KEYS)}, found {type(response).__name__}")
-    counts = {}
-    for key in COUNT_KEYS:
-        if key not in response:
-            raise JudgeError(f"{where}: missing key {key!r} (expected the keys {list(COUNT_KEYS)})")
-        value = response[key]
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise JudgeError(f"{where}: key {key!r} must be an int >= 0, found {_shorten(repr(value))}")
-        counts[key] = value
-    return counts
+    missing = [key for key in COUNT_KEYS if key not in response] if isinstance(response, Mapping) else []
+    if missing:
+        raise JudgeError(f"{where}: missing key {missing[0]!r} (expected the keys {list(COUNT_KEYS)})")
+    try:
+        return ev2r_counts(dict(response) if isinstance(response, Mapping) else response, where)
+    except (TypeError, ValueError) as err:
+        raise JudgeError(str(err)) from None
 
 
 class RecordedJudge:
@@ -299,27 +286,22 @@ def _post(client, url, headers, body, deadline, cancelled):
 
 
 class OpenAIJudge:
-    """An OpenAI-compatible chat-completions judge with our own one-shot prompt.
+    """An OpenAI-compatible chat-completions judge with our own one-shot prompt (``build_prompt``).
 
-    One request per claim to ``{base_url}/chat/completions`` (httpx), ``temperature`` and ``seed``
-    sent unless None (pass None for an API that rejects them).  Each request has ONE total deadline,
-    ``timeout`` seconds, whatever the server does (silent, or trickling a byte a second): the request
-    runs in a worker thread and the caller stops waiting at the deadline.  The reply's JSON (fenced
-    ```json or bare) is parsed and validated; HTTP 408/409/429/5xx, timeouts, connection errors and
-    malformed replies are retried ``max_retries`` times (so ``max_retries + 1`` attempts), waiting
-    ``backoff``, ``2 * backoff``, ``4 * backoff``... seconds (at least the server's Retry-After, at
-    most 60 s), then JudgeError; other HTTP errors (400, 401, 404, ...) fail at once.  At most
-    ``concurrency`` requests run at once, however many threads call the judge.
+    One POST per claim to ``{base_url}/chat/completions`` (httpx); ``temperature`` and ``seed`` are sent
+    unless None. Each request has ONE total deadline, ``timeout`` seconds, whatever the server does
+    (silent, or trickling a byte a second): it runs in a worker thread and the caller stops waiting
+    then. HTTP 408/409/429/5xx, timeouts, connection errors and malformed replies are retried
+    ``max_retries`` times, waiting ``backoff``, ``2 * backoff``... seconds (at least Retry-After, at
+    most 60 s), then JudgeError; other HTTP errors fail at once. Once a claim has failed every
+    attempt and no request ever succeeded, the remaining claims fail at once (a dead server or a bad
+    URL costs one claim's retries, not the run's). At most ``concurrency`` requests run at once.
 
-    Successful replies are cached under ``cache_dir`` (None: no cache), one JSON file per key; the
-    key hashes the model, prompt version and text, temperature, seed and the three inputs (not the
-    URL, so the same model behind another host or port reuses it).  A rerun makes no request and
-    gives the same numbers; failures are not cached, so a rerun tries them again.
-
-    The API key is read from the environment variable ``api_key_env`` when a request is first
-    needed (None: send no key, e.g. a local server), surrounding whitespace stripped; a missing key
-    is a ValueError, not a judge failure.  The key (as read and as stripped) is never logged,
-    cached, returned, or shown in errors or reprs, even when the server echoes it back.
+    Replies are cached under ``cache_dir`` (None: no cache), keyed by the model, prompt version and
+    text, temperature, seed and the three inputs (not the URL): a rerun makes no request; failures
+    are not cached. The API key comes from the environment variable ``api_key_env`` (None: no key),
+    surrounding whitespace stripped (a CRLF .env file); it is never logged, cached, returned or shown
+    in errors or reprs, in either form, even when the server echoes it back.
     """
 
     def __init__(self, base_url, model, api_key_env="OPENAI_API_KEY", cache_dir=DEFAULT_CACHE_DIR, max_retries=3,
@@ -549,7 +531,7 @@ def run_judge(judge, items, concurrency=None, progress=None):
     items = [tuple(item) for item in items]
     concurrency = concurrency or getattr(judge, "concurrency", 1)
     show = getattr(judge, "progress", False) if progress is None else progress
-    bar = _progress_bar(len(items), show)
+    bar = tqdm(total=len(items), desc="Ev2R judge", unit="claim", file=sys.stderr, disable=not show) if tqdm else None
 
     def one(item):
         try:
@@ -558,7 +540,8 @@ def run_judge(judge, items, concurrency=None, progress=None):
         except JudgeError as err:
             return JudgeOutcome(item[0], error=str(err))
         finally:
-            bar.update(1)
+            if bar is not None:
+                bar.update(1)
         return JudgeOutcome(item[0], counts=counts, response=dict(response))
 
     try:
@@ -572,7 +555,8 @@ def run_judge(judge, items, concurrency=None, progress=None):
                 pool.shutdown(cancel_futures=True)
                 raise
     finally:
-        bar.close()
+        if bar is not None:
+            bar.close()
 
 
 def judge_claims(judge, items, n_claims):
@@ -583,21 +567,3 @@ def judge_claims(judge, items, n_claims):
     for (i, _), outcome in zip(items, outcomes):
         per_claim[i] = outcome.counts if outcome.error is None else outcome.error
     return per_claim, getattr(judge, "signature", "callable")
-
-
-class _NoBar:
-    def update(self, n):
-        pass
-
-    def close(self):
-        pass
-
-
-def _progress_bar(total, show):
-    if not show:
-        return _NoBar()
-    try:
-        from tqdm import tqdm
-    except ImportError:
-        return _NoBar()
-    return tqdm(total=total, desc="Ev2R judge", unit="claim", file=sys.stderr)

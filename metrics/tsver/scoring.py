@@ -170,7 +170,7 @@ def ev2r_counts(record, where="Ev2R record"):
     counts = {key: record.get(key, 0) for key in EV2R_KEYS}
     for key, value in counts.items():
         if not _is_int(value) or value < 0:
-            raise ValueError(f"{where}: {key!r} must be a non-negative int, found {value!r}")
+            raise ValueError(f"{where}: {key!r} must be an int >= 0, found {_short(value)}")
     return counts
 
 

@@ -15,20 +15,14 @@ A verdict classifier predicts no time series: unless `predicted_time_series` giv
 list of {"series", "ranges"} per claim, e.g. from a retrieval step), TSCS and its parts are 0 for
 every claim, the official score of a system that names no series.
 
-Works both ways, with the same numbers: `compute_metrics(eval_pred)` for the whole eval set, and
-`TrainingArguments(batch_eval_metrics=True)` (`compute_metrics(eval_pred, compute_result)` per
-batch: `add_batch`, then `compute()` on the last).
-
-For logging, nested dicts are flattened with "/" and lists (the confusion matrix, per-claim
-statistics) are dropped; numbers, None and the signature string stay. The full result of the last
-evaluation is kept in `.last_result`. In batch mode the helper counts rows across calls: after an
-evaluation that stopped with an error, build a new one. transformers is not imported here.
+Works as `compute_metrics(eval_pred)` and with `batch_eval_metrics=True`, with the same numbers
+(`benchscore.core.trainer` describes both ways, the logged keys and `.last_result`).
 """
 
-from .scoring import LABELS
 from benchscore.core.trainer import ComputeMetricsBase
-from benchscore.core.trainer import flatten_for_logging  # re-exported: part of this module's API
+from benchscore.core.trainer import flatten_for_logging  # noqa: F401 - re-exported: part of this module's API
 from benchscore.core.trainer import to_numpy
+from benchscore.tsver.scoring import LABELS
 
 
 class TsverComputeMetrics(ComputeMetricsBase):

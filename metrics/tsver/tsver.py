@@ -19,9 +19,7 @@ _CITATION = """\
     title = "{TSV}er: A Benchmark for Fact Verification Against Time-Series Evidence",
     author = "Strong, Marek and Vlachos, Andreas",
     booktitle = "Proceedings of the 2025 Conference on Empirical Methods in Natural Language Processing",
-    year = "2025",
-    eprint = "2511.01101",
-    archivePrefix = "arXiv",
+    year = "2025", eprint = "2511.01101", archivePrefix = "arXiv",
 }
 """
 
