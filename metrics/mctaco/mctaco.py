@@ -137,22 +137,23 @@ CHECKS = {
     "question": functools.partial(_text, field="question"),
     "category": _category,
 }
-# The labels most inputs hold (the official strings, the loader's ids, booleans), by type and value
-# (so 1.0, which equals 1, is not among them).
-COMMON_LABELS = {(str, "yes"): True, (str, "no"): False, (int, 1): True, (int, 0): False, (bool, True): True,
-                 (bool, False): False}
+# The values most inputs hold, by type and value (so 1.0, which equals 1, is not among them): the
+# official labels, the loader's ClassLabel ids, booleans, None for a feature not given.
+LABEL_IDS = {(str, "yes"): True, (str, "no"): False, (int, 1): True, (int, 0): False, (bool, True): True,
+             (bool, False): False}
+NOT_GIVEN = {(type(None), None): ""}
+COMMON = {"predictions": LABEL_IDS, "references": LABEL_IDS, "question_id": NOT_GIVEN, "sentence": NOT_GIVEN,
+          "question": NOT_GIVEN, "category": {**NOT_GIVEN, **{(int, i): c for i, c in enumerate(scoring.CATEGORIES)}}}
 
 
 def _checked(name, values, start):
-    """`CHECKS[name]` on every value; the common columns (`COMMON_LABELS`, plain strings) in one pass."""
+    """`CHECKS[name]` on every value; a column of plain strings or `COMMON` values in one pass."""
+    if name not in ("predictions", "references") and all(type(value) is str for value in values):
+        return values
     try:
-        if name in ("predictions", "references"):
-            return [COMMON_LABELS[type(value), value] for value in values]
-        if all(type(value) is str for value in values):
-            return values
-    except (KeyError, TypeError):  # some value is not a common label: checked one by one
-        pass
-    return [CHECKS[name](value, index) for index, value in enumerate(values, start)]
+        return [COMMON[name][type(value), value] for value in values]
+    except (KeyError, TypeError):  # some value is not a common one: checked one by one
+        return [CHECKS[name](value, index) for index, value in enumerate(values, start)]
 
 
 def _first_missing(column, what):
