@@ -153,7 +153,7 @@ def bench_streaming(pool, sizes, folder):
     return {"interpreter_with_scoring_imported_mib": float(baseline.stdout), "runs": out}
 
 
-def bench_evaluate(pool, sizes, batch_size):
+def bench_evaluate(pool, sizes, batch_size, repeat):
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("HF_EVALUATE_OFFLINE", "1")
     import evaluate
@@ -167,8 +167,8 @@ def bench_evaluate(pool, sizes, batch_size):
         inputs = {"references": [q["S_star"] for q in questions], "t_query": [q["t_query"] for q in questions],
                   "complexity": [q["complexity"] for q in questions],
                   "operator_type": [q["operator_type"] for q in questions], "id": [q["id"] for q in questions]}
-        t_pure, pure = timed(lambda: scoring.score(questions, evidences), 1)
-        t_compute, via_compute = timed(lambda: metric.compute(predictions=evidences, **inputs), 1)
+        t_pure, pure = timed(lambda: scoring.score(questions, evidences), repeat)
+        t_compute, via_compute = timed(lambda: metric.compute(predictions=evidences, **inputs), repeat)
 
         def batched():
             for start in range(0, n, batch_size):
@@ -176,7 +176,7 @@ def bench_evaluate(pool, sizes, batch_size):
                                  **{k: v[start:start + batch_size] for k, v in inputs.items()})
             return metric.compute()
 
-        t_batched, via_batches = timed(batched, 1)
+        t_batched, via_batches = timed(batched, repeat)
         assert pure == via_compute == via_batches, "evaluate's numbers differ from the pure scorer's"
         out.append({"questions": n, "pure_s": round(t_pure, 3), "compute_s": round(t_compute, 2),
                     f"add_batch_{batch_size}_s": round(t_batched, 2),
@@ -215,7 +215,7 @@ def main(argv=None):
             report["streaming"] = bench_streaming(pool, args.stream_sizes, pathlib.Path(folder))
         print(json.dumps(report["streaming"], indent=1), flush=True)
     if args.evaluate_sizes:
-        report["evaluate_overhead"] = bench_evaluate(pool, args.evaluate_sizes, args.batch_size)
+        report["evaluate_overhead"] = bench_evaluate(pool, args.evaluate_sizes, args.batch_size, args.repeat)
         print(json.dumps(report["evaluate_overhead"], indent=1), flush=True)
     print(json.dumps(report))
     return 0

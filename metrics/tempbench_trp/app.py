@@ -110,16 +110,22 @@ def score_table(table, space_name="label", split="", top_k=0, dedup=False):
     return show(result, {})
 
 
-def show(result, names):
-    """Result dict -> (table with the per-slice cells, bar chart data, signature, notes)."""
-    table = [["all questions", result["n_questions"],
-              *(space.number(result[key]) for key in ("TRP_macro", "TRP_micro", "CCR", "coverage"))]]
-    bars = []
+def _slice_rows(result):
+    """(table rows, bar chart rows) of the result's slice cells."""
+    table, bars = [], []
     for field in (key[3:] for key in result if key.startswith("by_")):
         for value, cell in result[f"by_{field}"].items():
             name = f"{field}: {'(not given)' if value is None else value}"
             table.append([name, cell["n"], space.number(cell["TRP"]), "", space.number(cell["CCR"]), ""])
             bars += [{"bar": f"{metric} · {name}", "metric": metric, "score": cell[metric]} for metric in ("TRP", "CCR")]
+    return table, bars
+
+
+def show(result, names):
+    """Result dict -> (table with the per-slice cells, bar chart data, signature, notes)."""
+    cells, bars = _slice_rows(result)
+    table = [["all questions", result["n_questions"],
+              *(space.number(result[key]) for key in ("TRP_macro", "TRP_micro", "CCR", "coverage"))], *cells]
     if result.get("n_evidence_unused"):  # said, not silently dropped
         table.append(["evidence lines not scored (id not among the questions)", result["n_evidence_unused"],
                       "", "", "", ""])

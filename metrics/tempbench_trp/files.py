@@ -13,7 +13,6 @@ questions' order (what a retrieval loop over the questions file writes), also wi
 between; lines met out of order are held until their question comes.
 """
 
-import array
 import json
 
 from benchscore.core.readers import at_line
@@ -140,7 +139,7 @@ class _Evidence:
         self.records = iter_jsonl(path, EVIDENCE)
         self.waiting = {}  # id -> (line, evidence), read ahead of its question
         self.first_line = {}  # id -> line, for the ids waiting
-        self.used = array.array("q")  # hash of each id already scored: duplicates found at the end
+        self.used = _IdFilter()  # the ids already scored, to find a repeated line at the end
         self.n_read = 0
 
     def _next(self):
@@ -169,7 +168,7 @@ class _Evidence:
                                                  "expected one evidence line per question")
             else:
                 self.waiting[qid] = number, evidence
-        self.used.append(hash(question_id))
+        self.used.add(question_id)
         return found
 
     def read_all(self):
@@ -182,15 +181,42 @@ class _Evidence:
             self.waiting[qid] = number, evidence
         return self.waiting
 
-    def count_unused(self):
-        """Lines never scored (ids not among the selected questions); a second line for a scored id is an error."""
-        leftover = {hash(qid): (number, qid) for qid, (number, _) in self.read_all().items()}
-        for used in self.used if leftover else ():
-            if used in leftover:
-                number, qid = leftover[used]
+    def count_unused(self, scored_ids):
+        """Lines never scored (ids not among the selected questions); a second line for a scored id is an error.
+
+        `scored_ids()` iterates the scored questions' ids again; it is called only when a remaining
+        line may repeat one (to confirm what the filter suggests).
+        """
+        leftover = self.read_all()
+        suspects = {qid for qid in leftover if qid in self.used}
+        if suspects:
+            repeated = [qid for qid in scored_ids() if qid in suspects]
+            if repeated:
+                number = min(leftover[qid][0] for qid in repeated)
+                qid = next(qid for qid in repeated if leftover[qid][0] == number)
                 raise at_line(self.path, number, f"duplicate id {qid!r} (an earlier line was already scored); "
                                                  "expected one evidence line per question")
         return len(leftover)
+
+
+class _IdFilter:
+    """A Bloom filter of ids (1 MiB, whatever the number of questions): no false negatives."""
+
+    BITS = 23
+
+    def __init__(self):
+        self.bits = bytearray(1 << (self.BITS - 3))
+
+    def _positions(self, key):
+        h, mask = hash(key), (1 << self.BITS) - 1
+        return (h & mask, (h >> self.BITS) & mask, (h >> 2 * self.BITS) & mask)
+
+    def add(self, key):
+        for p in self._positions(key):
+            self.bits[p >> 3] |= 1 << (p & 7)
+
+    def __contains__(self, key):
+        return all(self.bits[p >> 3] >> (p & 7) & 1 for p in self._positions(key))
 
 
 def iter_file_stats(questions_path, evidence_path, space="label", split=None, top_k=None, dedup=False,
@@ -202,10 +228,12 @@ def iter_file_stats(questions_path, evidence_path, space="label", split=None, to
     """
     scoring.check_options(space, top_k, dedup)
     keep = scoring.subset_filter(functional_ids)
+
+    def selected():
+        return ((n, q) for n, q in iter_questions(questions_path, split) if keep is None or keep(q))
+
     evidence = _Evidence(evidence_path)
-    for number, question in iter_questions(questions_path, split):
-        if keep is not None and not keep(question):
-            continue
+    for number, question in selected():
         try:
             checked = scoring.check_question(question, space)
         except (ValueError, TypeError) as err:
@@ -218,7 +246,7 @@ def iter_file_stats(questions_path, evidence_path, space="label", split=None, to
             yield scoring.stats(checked, scoring.check_evidence(items, space, checked.where), top_k, dedup)
         except (ValueError, TypeError) as err:
             raise at_line(evidence_path, line, str(err)) from None
-    unused = evidence.count_unused()
+    unused = evidence.count_unused(lambda: (q["id"] for _, q in selected()))
     if counts is not None:
         counts["n_evidence_unused"] = unused
 

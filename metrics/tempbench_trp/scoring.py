@@ -25,7 +25,6 @@ import math
 import operator
 
 import benchscore
-from benchscore.core.readers import at_example
 from benchscore.core.readers import relocate
 
 VERSION = "1.0.0"
@@ -107,24 +106,24 @@ def check_question(question, space="label"):
     gold = question.get("S_star")
     if not isinstance(gold, (list, tuple)):
         raise TypeError(f"{where}: S_star must be a list of gold triples, found {type(gold).__name__}")
-    chosen, other = _gold_triples(gold, space, where)
+    chosen = _gold_triples(gold, SPACES[space], where, required=True)
+    other = _gold_triples(gold, SPACES[_OTHER_SPACE[space]], where, required=False)
     return Question(question.get("id"), question.get("complexity"), question.get("operator_type"), t_query,
                     chosen, other, space, where)
 
 
-def _gold_triples(gold, space, where):
-    """Distinct gold (s, r, o) in `space` (every triple needs them) and in the other space (where given)."""
-    chosen, other = set(), set()
+def _gold_triples(gold, keys, where, required):
+    """Distinct gold (s, r, o) under `keys`; a triple without them is an error only when `required`."""
+    triples = set()
     for i, triple in enumerate(gold):
         if not isinstance(triple, dict):
             raise TypeError(f"{where}: S_star[{i}] must be a dict, found {type(triple).__name__}")
-        for keys, triples, required in ((SPACES[space], chosen, True), (SPACES[_OTHER_SPACE[space]], other, False)):
-            s, r, o = values = (triple.get(keys[0]), triple.get(keys[1]), triple.get(keys[2]))
-            if isinstance(s, str) and isinstance(r, str) and isinstance(o, str):
-                triples.add(values)
-            elif required or any(v is not None and not isinstance(v, str) for v in values):
-                raise _gold_error(triple, i, keys, where)
-    return frozenset(chosen), frozenset(other)
+        s, r, o = values = (triple.get(keys[0]), triple.get(keys[1]), triple.get(keys[2]))
+        if isinstance(s, str) and isinstance(r, str) and isinstance(o, str):
+            triples.add(values)
+        elif required or any(v is not None and not isinstance(v, str) for v in values):
+            raise _gold_error(triple, i, keys, where)
+    return frozenset(triples)
 
 
 def _gold_error(triple, i, keys, where):
@@ -139,17 +138,25 @@ def _space_of(keys):
     return next(name for name, space_keys in SPACES.items() if space_keys == keys)
 
 
-def check_evidence(evidence, space, where):
-    """The retrieved items as checked `((s, r, o), t_start, t_end)`, read lazily (a cut stops reading)."""
+def _check_list(evidence, where):
     if isinstance(evidence, (str, bytes, dict)) or not hasattr(evidence, "__iter__"):
         raise TypeError(f"{where}: evidence must be a list of triples, found {type(evidence).__name__}")
+    return evidence
+
+
+def check_evidence(evidence, space, where):
+    """The retrieved items as checked `((s, r, o), t_start, t_end)`, read lazily (a cut stops reading).
+
+    The per-item loop of every path, kept in one piece: a helper call per item would cost ~10% of
+    the whole scoring time.
+    """
     s_key, r_key, o_key = SPACES[space]
-    for j, item in enumerate(evidence):
+    for j, item in enumerate(_check_list(evidence, where)):
         try:
             if isinstance(item, dict):
                 s, r, o, start, end = item[s_key], item[r_key], item[o_key], item["t_start"], item["t_end"]
-            elif isinstance(item, (list, tuple)) and len(item) == 5:
-                s, r, o, start, end = item
+            elif isinstance(item, (list, tuple)):
+                s, r, o, start, end = item  # ValueError unless 5 fields
             else:
                 raise TypeError
             if not (isinstance(s, str) and isinstance(r, str) and isinstance(o, str)) or \
@@ -160,24 +167,33 @@ def check_evidence(evidence, space, where):
             raise _evidence_error(item, j, space, where) from None
 
 
-def _evidence_error(item, j, space, where):
-    """The clear error for an evidence item the fast loop could not read."""
+def _item_fields(item, space, where, j):
+    """[(field name, value)] of an evidence item, or the error that says why it has none."""
     keys = SPACES[space]
     if isinstance(item, dict):
-        missing = [k for k in keys if k not in item]
-        if missing:
-            other = _OTHER_SPACE[space]
-            hint = f" (it is in {other} space: score with space={other!r})" if all(
-                k in item for k in SPACES[other]) else ""
-            return ValueError(f"{where}: evidence[{j}] lacks {', '.join(missing)} for space {space!r}{hint}; "
-                              f"it has {sorted(map(str, item))}")
-        fields = [(k, item[k]) for k in keys] + [(k, item.get(k)) for k in ("t_start", "t_end")]
-    elif isinstance(item, (list, tuple)):
+        return _dict_fields(item, space, where, j)
+    if isinstance(item, (list, tuple)):
         if len(item) != 5:
             return ValueError(f"{where}: evidence[{j}] must be (s, r, o, t_start, t_end), found {len(item)} fields")
-        fields = list(zip(keys + ("t_start", "t_end"), item))
-    else:
-        return TypeError(f"{where}: evidence[{j}] must be a dict or a 5-tuple, found {type(item).__name__}")
+        return list(zip(keys + ("t_start", "t_end"), item))
+    return TypeError(f"{where}: evidence[{j}] must be a dict or a 5-tuple, found {type(item).__name__}")
+
+
+def _dict_fields(item, space, where, j):
+    keys, other = SPACES[space], _OTHER_SPACE[space]
+    missing = [k for k in keys if k not in item]
+    if not missing:
+        return [(k, item[k]) for k in keys] + [(k, item.get(k)) for k in ("t_start", "t_end")]
+    hint = f" (it is in {other} space: score with space={other!r})" if all(k in item for k in SPACES[other]) else ""
+    return ValueError(f"{where}: evidence[{j}] lacks {', '.join(missing)} for space {space!r}{hint}; "
+                      f"it has {sorted(map(str, item))}")
+
+
+def _evidence_error(item, j, space, where):
+    """The clear error for an evidence item the fast loop could not read."""
+    fields = _item_fields(item, space, where, j)
+    if isinstance(fields, Exception):
+        return fields
     for name, value in fields[:3]:
         if not isinstance(value, str):
             return TypeError(f"{where}: evidence[{j}].{name} must be a string, found {type(value).__name__}")
@@ -197,15 +213,9 @@ def stats(question, items, top_k=None, dedup=False):
     Both are extensions (the reference counts every copy and never truncates).
     """
     gold, t_query = question.gold, question.t_query
-    seen = set() if dedup else None
     n_ret = hits = 0
     covered = set()
-    for j, item in enumerate(items):
-        if seen is not None:
-            if item in seen:
-                continue
-            seen.add(item)
-        triple, start, end = item
+    for j, (triple, start, end) in (_first_copies(items) if dedup else enumerate(items)):
         n_ret += 1
         if triple in gold:
             # Only the retrieved triple's own interval is compared; gold times are never read.
@@ -218,6 +228,15 @@ def stats(question, items, top_k=None, dedup=False):
             break  # items past the cut are neither scored nor checked
     return ItemStats(question.id, question.complexity, question.operator, n_ret, hits, len(gold),
                      hits / n_ret if n_ret else None, 1 if gold and len(covered) == len(gold) else 0)
+
+
+def _first_copies(items):
+    """(position, item) of each item not seen before (the `dedup` extension)."""
+    seen = set()
+    for j, item in enumerate(items):
+        if item not in seen:
+            seen.add(item)
+            yield j, item
 
 
 def wrong_space(question, j, triple):
