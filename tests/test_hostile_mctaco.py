@@ -1,0 +1,283 @@
+"""Hostile and broken inputs for MC-TACO (issue 12), through the public entry points only."""
+
+import pathlib
+
+import pytest
+
+from conftest import METRICS, load_metric
+from hostile import (assert_cli_error, assert_cli_ok, assert_same_or_refused, guard, library_error,  # noqa: F401
+                     load_app, loader_error, run_cli, space_error, write)
+
+pytestmark = pytest.mark.usefixtures("guard")
+
+EXAMPLES = METRICS / "mctaco" / "examples"
+GOLD = (EXAMPLES / "example.tsv").read_text(encoding="utf-8")
+PREDS = (EXAMPLES / "example_predictions.txt").read_text(encoding="utf-8")
+GOLD_LINES = GOLD.splitlines()
+PRED_LINES = PREDS.splitlines()
+
+
+def files(tmp_path, gold=GOLD, preds=PREDS):
+    return write(tmp_path / "gold.tsv", gold), write(tmp_path / "preds.txt", preds)
+
+
+def cli(gold, preds, *extra):
+    return run_cli(["mctaco", "--gold", gold, "--predictions", preds, "--json", *extra])
+
+
+@pytest.fixture
+def baseline(tmp_path):
+    gold, preds = files(tmp_path / "")
+    return assert_cli_ok(cli(gold, preds))
+
+
+def with_line(lines, number, text):
+    """`lines` with line `number` (1-based) replaced by `text`, joined with LF."""
+    lines = list(lines)
+    lines[number - 1] = text
+    return "\n".join(lines) + "\n"
+
+
+# -- encodings and line ends -------------------------------------------------------------------
+
+def test_bom_on_gold_tsv_same_numbers_or_refused(tmp_path, baseline):
+    gold, preds = files(tmp_path, gold="\ufeff" + GOLD)
+    assert_same_or_refused(cli(gold, preds), baseline, "mctaco", gold)
+
+
+def test_bom_on_predictions_same_numbers_or_refused(tmp_path, baseline):
+    gold, preds = files(tmp_path, preds="\ufeff" + PREDS)
+    assert_same_or_refused(cli(gold, preds), baseline, "mctaco", preds)
+
+
+def test_crlf_gold_and_predictions_same_numbers(tmp_path, baseline):
+    gold, preds = files(tmp_path, gold=GOLD.replace("\n", "\r\n"), preds=PREDS.replace("\n", "\r\n"))
+    assert_cli_ok(cli(gold, preds))
+    assert cli(gold, preds).out == baseline.out
+
+
+def test_invalid_utf8_in_gold_names_file_and_line(tmp_path):
+    data = "\n".join(GOLD_LINES[:3]).encode() + b"\n" + GOLD_LINES[3].encode().replace(b"seconds", b"sec\xff\xfeonds") \
+        + b"\n" + "\n".join(GOLD_LINES[4:]).encode() + b"\n"
+    gold, preds = files(tmp_path, gold=data)
+    assert_cli_error(cli(gold, preds), "mctaco", gold, 4)
+
+
+def test_invalid_utf8_in_predictions_names_file_and_line(tmp_path):
+    data = PREDS.encode().replace(b"no\nno", b"no\nn\xc3\x28", 1)
+    line = data[: data.index(b"\xc3")].count(b"\n") + 1
+    gold, preds = files(tmp_path, preds=data)
+    assert_cli_error(cli(gold, preds), "mctaco", preds, line)
+
+
+# -- empty, blank and malformed lines ------------------------------------------------------------
+
+def test_empty_gold_file(tmp_path):
+    gold, preds = files(tmp_path, gold="")
+    assert_cli_error(cli(gold, preds), "mctaco", gold)
+
+
+def test_empty_predictions_file(tmp_path):
+    gold, preds = files(tmp_path, preds="")
+    assert_cli_error(cli(gold, preds), "mctaco", preds)
+
+
+def test_blank_line_inside_gold(tmp_path):
+    gold, preds = files(tmp_path, gold=with_line(GOLD_LINES, 3, ""))
+    assert_cli_error(cli(gold, preds), "mctaco", gold, 3)
+
+
+def test_blank_line_inside_predictions(tmp_path):
+    gold, preds = files(tmp_path, preds=with_line(PRED_LINES, 2, "  "))
+    assert_cli_error(cli(gold, preds), "mctaco", preds, 2)
+
+
+def test_too_few_fields_on_gold_line(tmp_path):
+    gold, preds = files(tmp_path, gold=with_line(GOLD_LINES, 3, GOLD_LINES[2].rsplit("\t", 1)[0]))
+    assert_cli_error(cli(gold, preds), "mctaco", gold, 3)
+
+
+def test_bad_gold_label(tmp_path):
+    gold, preds = files(tmp_path, gold=with_line(GOLD_LINES, 2, GOLD_LINES[1].replace("\tno\t", "\tmaybe\t")))
+    assert_cli_error(cli(gold, preds), "mctaco", gold, 2)
+
+
+def test_bad_prediction_label(tmp_path):
+    gold, preds = files(tmp_path, preds=with_line(PRED_LINES, 2, "perhaps"))
+    assert_cli_error(cli(gold, preds), "mctaco", preds, 2)
+
+
+def test_nul_and_control_bytes_in_predictions(tmp_path):
+    gold, preds = files(tmp_path, preds=with_line(PRED_LINES, 3, "ye\x00s"))
+    assert_cli_error(cli(gold, preds), "mctaco", preds, 3)
+
+
+def test_prediction_count_mismatch(tmp_path):
+    gold, preds = files(tmp_path, preds="\n".join(PRED_LINES[:-1]) + "\n")
+    assert_cli_error(cli(gold, preds), "mctaco")
+
+
+def test_missing_file(tmp_path):
+    gold, _ = files(tmp_path)
+    assert_cli_error(cli(gold, str(tmp_path / "nope.txt")), "mctaco", "nope.txt")
+
+
+def test_huge_single_line_gold(tmp_path):
+    gold, preds = files(tmp_path, gold=with_line(GOLD_LINES, 1, "x" * 5_000_000))
+    assert_cli_error(cli(gold, preds), "mctaco", gold, 1)
+
+
+# -- compare -----------------------------------------------------------------------------------
+
+def test_compare_bom_same_numbers_or_refused(tmp_path):
+    gold, preds = files(tmp_path)
+    plain = assert_cli_ok(run_cli(["compare", "mctaco", "--gold", gold, "--predictions", preds, "--n-resamples", "50",
+                                   "--json"]))
+    bom = write(tmp_path / "bom.tsv", "\ufeff" + GOLD)
+    result = run_cli(["compare", "mctaco", "--gold", bom, "--predictions", preds, "--n-resamples", "50", "--json"])
+    assert_same_or_refused(result, plain, "compare", bom)
+
+
+def test_compare_invalid_utf8_predictions(tmp_path):
+    gold, preds = files(tmp_path, preds=PREDS.encode().replace(b"yes", b"y\xffs", 1))
+    result = run_cli(["compare", "mctaco", "--gold", gold, "--predictions", preds, "--n-resamples", "50"])
+    assert_cli_error(result, "compare", preds, 1)
+
+
+# -- the evaluate module -----------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def module():
+    return load_metric("mctaco")
+
+
+def test_module_bad_label_in_later_example_names_it(module):
+    with library_error(3):
+        module.compute(predictions=["yes", "no", "yes", "maybe"], references=["yes"] * 4, question_id=["q"] * 4)
+
+
+def test_module_bad_reference_in_first_example_names_it(module):
+    with library_error(0):
+        module.compute(predictions=["yes", "no"], references=[2, "no"], question_id=["q", "q"])
+
+
+def test_module_none_prediction_in_later_example(module):
+    with library_error(2):
+        module.compute(predictions=["yes", "no", None], references=["yes"] * 3, question_id=["q"] * 3)
+
+
+def test_module_question_id_missing_in_later_example(module):
+    with library_error(2):
+        module.compute(predictions=["yes"] * 3, references=["yes"] * 3, question_id=["q1", "q1", None])
+
+
+def test_module_non_string_question_in_later_example(module):
+    with library_error(1):
+        module.compute(predictions=["yes"] * 2, references=["yes"] * 2, sentence=["s", "s"], question=["q", 5])
+
+
+def test_module_length_mismatch(module):
+    with library_error():
+        module.compute(predictions=["yes"] * 3, references=["yes"] * 2, question_id=["q"] * 3)
+
+
+def test_module_bad_label_in_second_add_batch_names_global_example(module):
+    module.add_batch(predictions=["yes", "no"], references=["yes", "no"], question_id=["a", "a"])
+    with library_error(3):
+        module.add_batch(predictions=["yes", "sometimes"], references=["yes", "no"], question_id=["b", "b"])
+        module.compute()
+
+
+# -- the loader --------------------------------------------------------------------------------
+
+def test_loader_bom_same_rows_or_refused(tmp_path):
+    from benchscore.mctaco.loader import load_mctaco
+
+    plain = load_mctaco(validation=write(tmp_path / "plain.tsv", GOLD))["validation"]
+    bom = write(tmp_path / "bom.tsv", "\ufeff" + GOLD)
+    try:
+        rows = load_mctaco(validation=bom)["validation"]
+    except ValueError as err:
+        assert "bom.tsv" in str(err)
+        return
+    assert rows.to_list() == plain.to_list()
+
+
+def test_loader_invalid_utf8_names_file_and_line(tmp_path):
+    from benchscore.mctaco.loader import load_mctaco
+
+    path = write(tmp_path / "bad.tsv", GOLD.encode().replace(b"three weeks", b"three \xe9weeks"))
+    with loader_error(path, 2):
+        load_mctaco(validation=path)
+
+
+def test_loader_crlf_same_rows(tmp_path):
+    from benchscore.mctaco.loader import load_mctaco
+
+    plain = load_mctaco(validation=write(tmp_path / "plain.tsv", GOLD))["validation"]
+    crlf = load_mctaco(validation=write(tmp_path / "crlf.tsv", GOLD.replace("\n", "\r\n")))["validation"]
+    assert crlf.to_list() == plain.to_list()
+
+
+# -- the Space ---------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def app():
+    return load_app("mctaco")
+
+
+def test_space_lone_surrogate_in_pasted_gold(app):
+    with space_error():
+        app.score_text(GOLD.replace("three weeks", "three \ud800weeks"), PREDS)
+
+
+def test_space_lone_surrogate_in_pasted_predictions(app):
+    with space_error():
+        app.score_text(GOLD, PREDS.replace("yes", "y\udcffs", 1))
+
+
+def test_space_table_with_too_few_columns(app):
+    import pandas as pd
+
+    table = pd.DataFrame([["How long?", "ten minutes", "yes"]] * 2, columns=["question", "answer", "gold"])
+    with space_error():
+        app.score_table(table)
+
+
+def test_space_invalid_utf8_upload(app, tmp_path):
+    gold, preds = files(tmp_path, preds=PREDS.encode().replace(b"yes", b"y\xffs", 1))
+    with space_error():
+        app.score_files(gold, preds)
+
+
+def test_space_bom_upload_same_numbers_or_refused(app, tmp_path):
+    import gradio as gr
+
+    gold, preds = files(tmp_path)
+    plain = app.score_files(gold, preds)
+    bom = write(tmp_path / "bom.tsv", "\ufeff" + GOLD)
+    try:
+        output = app.score_files(bom, preds)
+    except gr.Error:
+        return
+    assert str(output[0]) == str(plain[0])
+
+
+# -- unclear messages --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("label, same_as", [("1", "yes"), ("True", "yes"), ("0", "no"), ("False", "no")])
+def test_prediction_label_listed_as_accepted_is_accepted(tmp_path, label, same_as):
+    """A label form the message lists as expected ('1 or 0, True or False') is accepted, or not listed."""
+    lines = list(PRED_LINES)
+    index = lines.index(same_as)
+    plain = assert_cli_ok(cli(*files(tmp_path / "", preds="\n".join(lines) + "\n")))
+    lines[index] = label
+    gold, preds = files(tmp_path, preds="\n".join(lines) + "\n")
+    result = cli(gold, preds)
+    if result.code == 0 and result.exc is None:
+        assert result.out == plain.out
+        return
+    assert_cli_error(result, "mctaco", preds, index + 1)
+    expected = result.err.split("expected", 1)[-1]
+    assert not __import__("re").search(rf"\b{label}\b", expected), \
+        f"the message lists {label!r} as expected, yet refuses it: {result.err.strip()}"
