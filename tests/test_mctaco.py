@@ -394,3 +394,16 @@ def test_any_label_is_scored_or_refused_naming_its_example(labels):
         assert str(err).startswith(f"example {bad}: prediction is ")
     else:
         assert 0.0 <= result["em"] <= result["f1"] <= 1.0
+
+
+def test_space_shows_the_warnings_as_notes_in_the_users_names():
+    pytest.importorskip("gradio", reason="gradio is not installed (the spaces extra)")
+    import browser
+
+    app = browser.load_app("mctaco")
+    text = EXAMPLE_PREDICTIONS.read_text()
+    pasted = app.score_text(EXAMPLE_TSV.read_text(), text.replace("no", "NO"))
+    uploaded = app.score_files(str(EXAMPLE_TSV), str(EXAMPLE_PREDICTIONS))
+    assert pasted[0].values.tolist() == uploaded[0].values.tolist()  # the same numbers
+    assert pasted[3].startswith(f"pasted predictions: {text.count('no')} labels not exactly 'yes' or 'no'")
+    assert uploaded[3] == "No warnings."
