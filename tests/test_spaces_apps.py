@@ -219,6 +219,7 @@ def test_tempbench_official_fixture(apps):
                                        "", "", "", ""]]
 
 
+@pytest.mark.parity
 def test_webnlg_official_example(apps):
     folder = shared_path("data", "webnlg")
     want = json.loads((folder / "expected" / "example.json").read_text())

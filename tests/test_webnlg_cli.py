@@ -32,6 +32,7 @@ def run_official(tmp_path, ref, cand):
     return json.loads(text)
 
 
+@pytest.mark.parity
 def test_example_files_write_the_official_json(tmp_path, capsys):
     got = run_official(tmp_path, shared_path("data", "webnlg", "example", "Refs.xml"), shared_path("data", "webnlg", "example", "Cands2.xml"))
     assert_same_json(got, json.loads(shared_path("data", "webnlg", "expected", "example.json").read_text()))
@@ -45,6 +46,7 @@ FIRST100 = ["en_bt5", "en_cyclegt", "en_baseline", "en_amazon_ai_shanghai", "ru_
 
 
 @pytest.mark.parametrize("system", FIRST100)
+@pytest.mark.parity
 def test_first100_subsets_of_every_submission(tmp_path, system):
     language = system[:2]
     got = run_official(
@@ -59,6 +61,7 @@ def test_first100_subsets_of_every_submission(tmp_path, system):
     "split, reference",
     [("all", "en_all"), ("unseen_categories", "en_unseen_categories")],
 )
+@pytest.mark.parity
 def test_full_bt5_submission_reproduces_the_published_numbers(tmp_path, split, reference):
     expected_name = "en_bt5" if split == "all" else f"en_bt5_{split}"
     got = run_official(

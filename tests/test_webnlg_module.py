@@ -67,6 +67,7 @@ def bt5_first100():
     return refs, cands, categories, expected
 
 
+@pytest.mark.parity
 def test_compute_equals_official_example(webnlg, example):
     refs, cands, expected = example
     result = webnlg.compute(predictions=cands, references=refs)
@@ -74,11 +75,13 @@ def test_compute_equals_official_example(webnlg, example):
     assert_official(official_part(result), expected)
 
 
+@pytest.mark.parity
 def test_compute_equals_official_on_real_submission(webnlg, bt5_first100):
     refs, cands, _, expected = bt5_first100
     assert_official(official_part(webnlg.compute(predictions=cands, references=refs)), expected)
 
 
+@pytest.mark.parity
 def test_streamed_full_split_equals_official(webnlg):
     # A whole official file through evaluate: bt5's 606 "seen" entries, in Trainer-sized batches.
     refs, cands, _ = read_pair(
@@ -92,6 +95,7 @@ def test_streamed_full_split_equals_official(webnlg):
 
 
 @pytest.mark.parametrize("data", ["example", "bt5_first100"])
+@pytest.mark.parity
 def test_add_batch_equals_compute_equals_pure_score(webnlg, data, request):
     refs, cands = request.getfixturevalue(data)[:2]
     pure = scoring.score(refs, cands)
@@ -157,6 +161,7 @@ def test_combine_with_another_module(tmp_path, webnlg, webnlg_breakdown):
     assert result["n_predicted"] == 1 and list(result["extension_per_category"]) == ["A", "B"]
 
 
+@pytest.mark.parity
 def test_breakdown_groups_equal_scoring_each_group_alone(webnlg, webnlg_breakdown, bt5_first100):
     refs, cands, categories, expected = bt5_first100
     result = webnlg_breakdown.compute(predictions=cands, references=refs, category=categories)

@@ -88,6 +88,7 @@ def test_module_examples(module):
     assert results.attempted > 0 or module in (files, loader)  # their examples need real files (+SKIP)
 
 
+@pytest.mark.parity
 def test_tokenizer_equals_nltk345_on_every_element():
     truth = json.loads(webnlg_path("tokenization", "element_tokens_nltk345.json").read_text(encoding="utf-8"))
     assert len(truth) == 8025
@@ -135,6 +136,7 @@ def test_tokenizer_hand_cases(text, tokens):
 # Parity with the official outputs
 # ---------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", sorted(EXPECTED))
+@pytest.mark.parity
 def test_parity_with_official_output(name):
     want = json.loads(webnlg_path("expected", f"{name}.json").read_text(encoding="utf-8"))
     references, candidates = read_entries(name)
@@ -144,6 +146,7 @@ def test_parity_with_official_output(name):
 
 
 @pytest.mark.parametrize("name", ["example", "en_bt5"])
+@pytest.mark.parity
 def test_every_pair_and_assignment_match_the_per_entry_diagnostics(name):
     """All k x k pair counts (selected or not), the normalised triples, the selected assignment and
     the selected pairs' per-tag counts, entry by entry."""
@@ -176,6 +179,7 @@ def test_every_pair_and_assignment_match_the_per_entry_diagnostics(name):
         assert list(stats.counts) == want_counts, where
 
 
+@pytest.mark.parity
 def test_published_numbers_reproduce():
     """Castro Ferreira et al. 2020, English, Total_scores.Exact F1 / P / R (3 decimals)."""
     references = [r["triples"] for r in files.read_references(webnlg_path("references", "en_all.xml"))]

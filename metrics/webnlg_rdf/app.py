@@ -25,6 +25,7 @@ RATE_HEADERS = ["Precision", "Recall", "F1"]
 RESULT_HEADERS = ["scores", "scheme", *RATE_HEADERS, "Correct", "Incorrect", "Partial", "Missed", "Spurious"]
 BREAKDOWN_HEADERS = ["slice", *scoring.SCHEMES, "Exact_match"]
 BREAKDOWNS = ("category", "size")
+TIME_LIMIT = 30  # seconds of scoring per upload or paste (each entry is bounded by the scorer's limits; a file is not)
 TABLE_HEADERS = ["entry", "side", "subject | predicate | object"]
 SIDES = ("reference", "candidate")
 TABLE_EXAMPLE = [
@@ -44,13 +45,14 @@ def _breakdowns(by):
 def score_files(references_path, candidates_path, by=BREAKDOWNS):
     """Uploaded official files: the reference XML and the candidate XML, entries paired by position."""
     names = space.uploaded(INPUTS, [references_path, candidates_path])
-    return show(space.scored(cli.score_files, names, references_path, candidates_path, by=_breakdowns(by)), names)
+    return show(space.scored(cli.score_files, names, references_path, candidates_path, by=_breakdowns(by),
+                             time_limit=TIME_LIMIT), names)
 
 
 def score_text(references_text, candidates_text, by=BREAKDOWNS):
     """Pasted XML, read as uploads are."""
     with space.pasted(INPUTS, [references_text, candidates_text]) as (paths, names):
-        return show(space.scored(cli.score_files, names, *paths, by=_breakdowns(by)), names)
+        return show(space.scored(cli.score_files, names, *paths, by=_breakdowns(by), time_limit=TIME_LIMIT), names)
 
 
 def _table_entries(rows):

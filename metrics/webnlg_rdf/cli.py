@@ -46,14 +46,19 @@ def _progress_bar(iterable, total):
                 disable=True if total < PROGRESS_MIN_ENTRIES else None)
 
 
-def score_files(reference_path, candidate_path, by=(), progress=False):
-    """The result dict: official structure, then `extension_per_<key>` for each key in `by`, the signature."""
-    references, _, stats = files.file_stats(reference_path, candidate_path, _progress_bar if progress else None)
+def score_files(reference_path, candidate_path, by=(), progress=False, time_limit=None):
+    """The result dict: official structure, then `extension_per_<key>` for each key in `by`, the
+    warnings (if any) and the signature. `time_limit`: see `files.file_stats`."""
+    warnings = []
+    references, _, stats = files.file_stats(reference_path, candidate_path, warnings, _progress_bar if progress else None,
+                                            time_limit)
     result = aggregate(stats)
     # size = number of reference triples, as in the evaluate module (equal to the files' size attribute)
     keys = {"category": [ref["category"] for ref in references], "size": [len(ref["triples"]) for ref in references]}
     for key in by:
         result[f"extension_per_{key}"] = breakdown(stats, keys[key])
+    if warnings:
+        result["warnings"] = warnings
     result["signature"] = signature(breakdown=bool(by))
     return result
 
@@ -88,8 +93,14 @@ def format_table(result, by=()):
     return "\n".join(lines)
 
 
+def _warn(command, warnings):
+    for warning in warnings:
+        print(f"benchscore {command}: warning: {warning}", file=sys.stderr)
+
+
 def run(args):
     result = score_files(args.reference, args.candidate, by=args.by, progress=not args.no_progress)
+    _warn("webnlg", result.get("warnings", ()))
     if args.output:
         official = {key: result[key] for key in ("Total_scores", "Scores_per_tag", "Exact_match")}
         with open(args.output, "w", encoding="utf-8") as out:
@@ -109,6 +120,8 @@ def add_compare_arguments(parser):
 
 
 def run_compare(args):
-    stats = [files.file_stats(args.gold, path)[2] for path in args.predictions]
+    warnings = []
+    stats = [files.file_stats(args.gold, path, warnings)[2] for path in args.predictions]
+    _warn("compare", warnings)
     return compare.report_comparison(args, stats, significance.confidence_intervals, significance.paired_test,
                                      signature())

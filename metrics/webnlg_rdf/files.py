@@ -26,13 +26,17 @@ cannot be scored (`scoring.EntryError`: the official crashes, or beyond the scor
 import html.entities
 import os
 import re
+import time
 import xml.etree.ElementTree as ET
 from xml.parsers import expat
 
 from benchscore.core.readers import at_line
 from benchscore.core.readers import iter_lines
 from benchscore.webnlg_rdf.scoring import EntryError
+from benchscore.webnlg_rdf.scoring import capped
 from benchscore.webnlg_rdf.scoring import item_stats
+from benchscore.webnlg_rdf.scoring import normalise
+from benchscore.webnlg_rdf.scoring import quirks
 
 MAX_XML_BYTES = 16 << 20  # one XML file: 16 MiB (the 2020 English references are 2 MB)
 
@@ -165,13 +169,35 @@ def read_predictions(path):
     return rows
 
 
-def read_pair(reference_path, candidate_path):
-    """(references, candidates) of two files with the same number of entries (paired by position)."""
+def _eid_warnings(reference_path, candidate_path, references, candidates):
+    """A reference eid given twice, and candidate eids that differ from the reference's at the same
+    position: the official pairs entries by position and never reads eids, so both are scored."""
+    found, first = [], {}
+    for index, row in enumerate(references):
+        if row["eid"] is not None and row["eid"] in first:
+            found.append(f"{reference_path}:{row['line']}: entry {index} has eid {row['eid']!r}, a duplicate of entry "
+                         f"{first[row['eid']]}; both are scored (entries are paired by position, as in the official script)")
+        first.setdefault(row["eid"], index)
+    mismatched = [(index, ref, cand) for index, (ref, cand) in enumerate(zip(references, candidates))
+                  if cand["eid"] is not None and ref["eid"] is not None and cand["eid"] != ref["eid"]]
+    if mismatched:
+        index, ref, cand = mismatched[0]
+        found.append(f"{candidate_path}:{cand['line']}: entry {index} has eid {cand['eid']!r} and the reference entry at "
+                     f"that position {ref['eid']!r} ({len(mismatched)} such entries); entries are paired by position "
+                     "and eids are not used (as in the official script)")
+    return found
+
+
+def read_pair(reference_path, candidate_path, warnings=None):
+    """(references, candidates) of two files with the same number of entries (paired by position);
+    the eid warnings are appended to `warnings` (a list) when given."""
     references, candidates = read_references(reference_path), read_predictions(candidate_path)
     if len(references) != len(candidates):
         line = candidates[len(references)]["line"] if len(candidates) > len(references) else candidates[-1]["line"]
         raise at_line(candidate_path, line, f"{len(candidates)} entries, and {reference_path} has {len(references)}; "
                                             "expected as many (entries are paired by position)")
+    if warnings is not None:
+        warnings.extend(_eid_warnings(reference_path, candidate_path, references, candidates))
     return references, candidates
 
 
@@ -183,15 +209,41 @@ def _located(err, index, reference_path, candidate_path, reference, candidate):
     return at_line(path, line, f"entry {index}{eid}: {err}")
 
 
-def file_stats(reference_path, candidate_path, progress=None):
+def _quirk_warnings(index, reference_path, candidate_path, reference, candidate):
+    """The entry's `scoring.quirks`, each at the line of its triple."""
+    found = []
+    refs, cands = reference["triples"], candidate["triples"]
+    for side, triple, message in quirks(refs, cands, [normalise(t) for t in refs], [normalise(t) for t in cands]):
+        path, row = (reference_path, reference) if side == "reference" else (candidate_path, candidate)
+        found.append(f"{path}:{row['triple_lines'][triple]}: entry {index}: {message}")
+    return found
+
+
+def _check_time(deadline, time_limit, index, total, path, candidate):
+    if deadline is not None and time.monotonic() > deadline:
+        raise at_line(path, candidate["line"], f"scoring stopped at entry {index} of {total}, after {time_limit} s; "
+                                               f"expected files that score within {time_limit} s here (the "
+                                               "command line `benchscore webnlg` has no time limit)")
+
+
+def file_stats(reference_path, candidate_path, warnings=None, progress=None, time_limit=None):
     """(references, candidates, per-entry `ItemStats`) of a candidate file against a reference file.
-    `progress(iterable, total)` may wrap the entry loop (e.g. a progress bar)."""
-    references, candidates = read_pair(reference_path, candidate_path)
+    Warnings (eids, official quirks met; at most `scoring.capped`'s number) are appended to
+    `warnings` (a list) when given; `progress(iterable, total)` may wrap the entry loop;
+    `time_limit` (seconds, e.g. a Space's) stops a file whose entries together take longer."""
+    found = []
+    references, candidates = read_pair(reference_path, candidate_path, found)
     pairs = enumerate(zip(references, candidates))
     stats = []
+    deadline = None if time_limit is None else time.monotonic() + time_limit
     for index, (reference, candidate) in progress(pairs, len(references)) if progress else pairs:
+        _check_time(deadline, time_limit, index, len(references), candidate_path, candidate)
         try:
             stats.append(item_stats(reference["triples"], candidate["triples"]))
         except EntryError as err:
             raise _located(err, index, reference_path, candidate_path, reference, candidate) from None
+        if stats[-1].warnings:
+            found += _quirk_warnings(index, reference_path, candidate_path, reference, candidate)
+    if warnings is not None:
+        warnings.extend(capped(found))
     return references, candidates, stats

@@ -61,6 +61,7 @@ import re
 import string
 from collections import Counter
 from dataclasses import dataclass
+from dataclasses import field
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -76,7 +77,7 @@ VERSION = "1.0.0"
 # element, 80 distinct pairs, 512 search states).
 MAX_TRIPLES = 100  # triples per side (the k x k pair matrix)
 MAX_TRIPLE_CHARS = 1000  # characters per triple string (tokenizing is superlinear on some texts)
-MAX_ELEMENT_TOKENS = 48  # tokens per subject, predicate or object (word alignment is cubic)
+MAX_ELEMENT_TOKENS = 100  # tokens per subject, predicate or object (word alignment is cubic)
 MAX_PAIRS = 256  # distinct (reference, candidate) pairs scored, padding included
 MAX_SEARCH_STATES = 1 << 16  # states of the exact assignment search (exponential in distinct references)
 
@@ -186,35 +187,33 @@ def _longest_common_run(ref, cand):
     return longest
 
 
-def _align(ref, cand, found_number=1, length=None):
+def _align(ref, cand, found_number=1, length=None, unmarked=None):
     """Mark aligned n-grams in place: ref tokens become FOUNDREF-<n>-<ref pos>, candidate tokens
     FOUNDCAND-<n>-<ref pos>. Written as the official recursion, stale n-gram lists and all: in every
     run that completes it equals the iterative greedy loop, and this form also detects the runs
-    where the official crashes (a stale n-gram still in the reference but gone from the candidate)."""
-    if set(ref).isdisjoint(cand):
-        return  # no n-gram can match (a shortcut: the loop below would find nothing either)
-    if length is None:
-        # Lengths above the longest common run find nothing and change nothing: start there
-        # (a shortcut; 0 when the lists share no token). Markers never equal a lower-cased token,
-        # so marking only shortens common runs, and recursive calls inherit a length that fits.
+    where the official crashes (a stale n-gram still in the reference but gone from the candidate).
+
+    Shortcuts that change no mark (checked against the plain transcription on random inputs, crashes
+    included): `unmarked` counts the reference's tokens not yet marked (markers never equal a
+    lower-cased token), so an n-gram whose first token is not among them is skipped without a search;
+    the top call starts at the longest common run, since longer lengths find and change nothing."""
+    if unmarked is None:
+        unmarked = Counter(ref)
         length = _longest_common_run(ref, cand)
+    if not any(unmarked.get(token) for token in cand):
+        return  # no n-gram can match (the loop below would find nothing either)
     while length > 0:
-        grams = [cand[i : i + length] for i in range(len(cand) - length + 1)]  # stale on purpose
-        for gram in grams:
+        grams = cand[:]  # the official's n-gram list is made here: stale on purpose
+        for start in range(len(grams) - length + 1):
+            if not unmarked.get(grams[start]):
+                continue
+            gram = grams[start : start + length]
             ref_start = _find(ref, gram)
             if ref_start is None:
                 continue
-            for q in range(ref_start, ref_start + length):
-                ref[q] = f"FOUNDREF-{found_number}-{q}"
-            cand_start = _find(cand, gram)
-            if cand_start is None:
-                raise _OfficialCrash(
-                    "repeated tokens make the official word alignment crash (TypeError in nonrefwords)"
-                )
-            for offset in range(length):
-                cand[cand_start + offset] = f"FOUNDCAND-{found_number}-{ref_start + offset}"
+            _mark(ref, cand, gram, ref_start, found_number, unmarked)
             found_number += 1
-            _align(ref, cand, found_number, length)  # quirk: its found_number increments are lost
+            _align(ref, cand, found_number, length, unmarked)  # quirk: its found_number increments are lost
         length -= 1
 
 
@@ -297,6 +296,18 @@ def _candidate_spans(total, label):
         elif collecting:  # quirk: re-emitted for every unmatched reference word, `current` kept
             spans.append((label, begin, i - 1))
     return tuple(spans)
+
+
+def _mark(ref, cand, gram, ref_start, found_number, unmarked):
+    """Marks `gram` where it was found in the reference and at its first place in the candidate."""
+    for q in range(ref_start, ref_start + len(gram)):
+        unmarked[ref[q]] -= 1
+        ref[q] = f"FOUNDREF-{found_number}-{q}"
+    cand_start = _find(cand, gram)
+    if cand_start is None:
+        raise _OfficialCrash("repeated tokens make the official word alignment crash (TypeError in nonrefwords)")
+    for offset in range(len(gram)):
+        cand[cand_start + offset] = f"FOUNDCAND-{found_number}-{ref_start + offset}"
 
 
 @lru_cache(maxsize=1 << 15)  # the same element pairs recur across pairs and entries; ~0.6 kB each
@@ -622,6 +633,7 @@ class ItemStats:
     rate_sums: tuple
     references: frozenset
     candidates: frozenset
+    warnings: tuple = field(default=(), compare=False)  # official quirks met in this entry (see `quirks`)
 
     @property
     def n_pairs(self):
@@ -652,12 +664,23 @@ def _check_list(triples, side, example):
         if not isinstance(triple, str):
             raise TypeError(f"{where}{side}s[{i}] is {type(triple).__name__} {triple!r:.80}; "
                             "expected a 'subject | predicate | object' string")
+        if not triple.isascii() and not _is_unicode(triple):
+            raise EntryError(f"{where}{side} triple {i} {triple!r:.80} holds a lone surrogate; expected valid "
+                             "Unicode text", side, i)
         if len(triple) > MAX_TRIPLE_CHARS:
             raise EntryError(f"{where}{side} triple {i} has {len(triple):,} characters; expected at most "
                              f"{MAX_TRIPLE_CHARS:,} (a limit of this scorer)", side, i)
     if len(triples) > MAX_TRIPLES:
         raise EntryError(f"{where}{len(triples)} {side} triples in one entry; expected at most {MAX_TRIPLES} "
                          "(a limit of this scorer: the official script would try k! assignments)", side)
+
+
+def _is_unicode(text):
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _check_elements(normalised, side, example):
@@ -692,6 +715,27 @@ def check_entry(references, candidates, example=None):
     return refs, cands
 
 
+def quirks(references, candidates, refs, cands):
+    """The official behaviours of this entry that a reader would not expect and that change its numbers
+    (reproduced, and reported as warnings): triples without ' | ', and parts beyond the third.
+    Returns (side, triple index, message) for each; `refs`/`cands` are the normalised triples."""
+    found = []
+    for side, raw, normalised in (("reference", references, refs), ("candidate", candidates, cands)):
+        for i, triple in enumerate(normalised):
+            parts = len(triple.split(" | "))
+            if parts == 1 and side == "reference":
+                found.append((side, i, f"reference triple {i} {raw[i]!r:.80} has no ' | ' separator: it counts "
+                                       "as padding (as in the official script)"))
+            elif parts == 1 and refs:
+                found.append((side, i, f"candidate triple {i} {raw[i]!r:.80} has no ' | ' separator: it counts "
+                                       "as an empty triple (as in the official script)"))
+            elif parts > 3:
+                found.append((side, i, f"{side} triple {i} {raw[i]!r:.80} has {parts} ' | '-separated parts: the "
+                                       "parts beyond the third are ignored where it is scored against a real triple "
+                                       "(as in the official script)"))
+    return tuple(found)
+
+
 def _pair_matrix(references, candidates, refs, cands, example):
     """matrix[c][r]: the `PairResult` of every candidate slot against every reference slot (k x k, padded).
     All pairs are scored, as in the official script, where an error in any pair aborts the run."""
@@ -712,6 +756,11 @@ def _pair_matrix(references, candidates, refs, cands, example):
     return matrix
 
 
+def _column_sums(rows, width, value):
+    """Per column, the sum of `value(x)` over the rows (zeros when there is no row)."""
+    return tuple(sum(map(value, column)) for column in zip(*rows)) if rows else (0,) * width
+
+
 def item_stats(references, candidates, example=None):
     """Score one entry. `references` and `candidates` are lists of "subject | predicate | object"
     strings (raw, as in the XML); `example` (its index) names it in error messages."""
@@ -729,13 +778,22 @@ def item_stats(references, candidates, example=None):
         n_references=len(references),
         n_candidates=len(candidates),
         assignment=assignment,
-        counts=tuple(map(sum, zip(*(pair.counts for pair in selected)))) if selected else (0,) * _N_COUNTS,
-        rate_sums=tuple(sum(map(_exact, column)) for column in zip(*(pair.rates for pair in selected)))
-        if selected
-        else (0,) * _N_RATES,
+        counts=_column_sums([pair.counts for pair in selected], _N_COUNTS, int),
+        rate_sums=_column_sums([pair.rates for pair in selected], _N_RATES, _exact),
         references=frozenset(t.lower() for t in references),
         candidates=frozenset(t.lower() for t in candidates),
+        warnings=tuple(_where(example) + note for _, _, note in quirks(references, candidates, refs, cands)),
     )
+
+
+def warnings(stats):
+    """The entries' warnings (`ItemStats.warnings`), at most `capped`'s number."""
+    return capped([note for entry in stats for note in entry.warnings])
+
+
+def capped(found, limit=10):
+    """The first `limit` warnings, then how many more there are."""
+    return found[:limit] + ([f"... and {len(found) - limit} more such warnings"] if len(found) > limit else [])
 
 
 def _exact_match(stats):
@@ -802,10 +860,12 @@ def score(references_per_entry, candidates_per_entry):
             f"{len(candidates_per_entry)} candidate entries for {len(references_per_entry)} reference entries; "
             "entries are paired by position, so the counts must be equal"
         )
-    return aggregate(
-        item_stats(refs, cands, example=i)
-        for i, (refs, cands) in enumerate(zip(references_per_entry, candidates_per_entry))
-    )
+    stats = [item_stats(refs, cands, example=i)
+             for i, (refs, cands) in enumerate(zip(references_per_entry, candidates_per_entry))]
+    result = aggregate(stats)
+    if found := warnings(stats):
+        result["warnings"] = found
+    return result
 
 
 def breakdown(stats, keys):

@@ -188,6 +188,8 @@ class WebnlgRdf(metric.BenchscoreMetric):
             breakdowns = {"extension_per_size": [len(refs) for refs in references], "extension_per_category": category}
         for name, keys in breakdowns.items():
             results[name] = scoring.breakdown(stats, keys)
+        if warnings := scoring.warnings(stats):
+            results["warnings"] = warnings
         results["signature"] = scoring.signature(breakdown=bool(breakdowns))
         if confidence is not None:
             significance.add_confidence(results, stats, n_resamples, seed, confidence, breakdowns)
