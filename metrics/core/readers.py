@@ -34,6 +34,17 @@ def at_example(index, message):
     return InputError(f"example {index}: {message}")
 
 
+def shown(value, limit=40):
+    """`value` for a message: its repr, cut after `limit` characters (a huge text or integer stays short)."""
+    if isinstance(value, str) and len(value) > limit:
+        return f"{value[:limit]!r}... ({len(value):,} characters)"
+    try:
+        text = repr(value)
+    except ValueError:  # an integer with more digits than int -> str allows
+        return f"an integer of {value.bit_length():,} bits"
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
+
+
 def relocate(err, prefix):
     """The same kind of error with `prefix: ` before its text (e.g. the example that holds it)."""
     kind = InputError if isinstance(err, ValueError) else type(err)
