@@ -352,6 +352,18 @@ def test_module_keys_and_categories_across_examples(mctaco):
         mctaco.compute(predictions=[1], references=[1], sentence=[3], question=["q"])
 
 
+@pytest.mark.parametrize("column, message", [
+    ("predictions", "example 1: prediction is an integer of 16,610 bits; expected 'yes' or 'no'"),
+    ("question_id", "example 1: question_id is an integer of 16,610 bits \\(int\\); expected a string or a 64-bit"),
+    ("category", "example 1: category is an integer of 16,610 bits; expected a name from"),
+])
+def test_module_huge_integers_are_named_not_printed(mctaco, column, message):
+    columns = {"predictions": [1, 1], "references": [1, 1], "question_id": ["a", "b"], "category": [0, 0]}
+    columns[column] = [columns[column][0], 10**5000]  # its repr raises ValueError: more than 4,300 digits
+    with pytest.raises(ValueError, match=message):
+        mctaco.compute(**columns)
+
+
 # --- properties ---------------------------------------------------------------------------------
 
 LABEL = st.sampled_from(["yes", "no", "YES", " No", 0, 1, True, False])

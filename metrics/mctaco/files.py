@@ -17,15 +17,11 @@ mark and CRLF line ends are read as if absent (`core.readers`): the numbers are 
 from benchscore.core.readers import at_line
 from benchscore.core.readers import iter_lines
 from benchscore.core.readers import iter_tsv
+from benchscore.core.readers import shown
 from benchscore.mctaco import scoring
 
 FIELDS = ("sentence", "question", "answer", "label", "category")
 KEY_SOURCE = "sentence+question"  # the question key of rows read from the TSV (named in the signature)
-
-
-def shown(text, limit=40):
-    """`text` for a message: its repr, cut after `limit` characters."""
-    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text):,} characters)"
 
 
 def read_references(path):

@@ -8,6 +8,7 @@ import evaluate
 from benchscore.core import metric
 from benchscore.core import resampling
 from benchscore.core.readers import at_example
+from benchscore.core.readers import shown
 from benchscore.mctaco import scoring
 from benchscore.mctaco import significance
 
@@ -113,10 +114,10 @@ def _text(value, index, field, numbers=False):
     """A string column's value: "" for None (Arrow's first-example check refuses None), else the string."""
     if value is None or isinstance(value, str):
         return value or ""
-    if numbers and isinstance(value, int) and not isinstance(value, bool):
+    if numbers and isinstance(value, int) and not isinstance(value, bool) and value.bit_length() <= 64:
         return str(value)
-    expected = "a string or an integer" if numbers else "a string"
-    raise at_example(index, f"{field} is {value!r} ({type(value).__name__}); expected {expected} or None")
+    expected = "a string or a 64-bit integer" if numbers else "a string"
+    raise at_example(index, f"{field} is {shown(value)} ({type(value).__name__}); expected {expected} or None")
 
 
 def _category(value, index):
@@ -124,7 +125,7 @@ def _category(value, index):
     if isinstance(value, int) and not isinstance(value, bool):
         if 0 <= value < len(scoring.CATEGORIES):
             return scoring.CATEGORIES[value]
-        raise at_example(index, f"category is {value!r}; expected a name from {scoring.CATEGORIES} or its id 0-4")
+        raise at_example(index, f"category is {shown(value)}; expected a name from {scoring.CATEGORIES} or its id 0-4")
     return _text(value, index, "category")
 
 

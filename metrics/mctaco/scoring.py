@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import benchscore
 from benchscore.core.readers import at_example
+from benchscore.core.readers import shown
 
 VERSION = "1.0.0"
 
@@ -77,7 +78,7 @@ def to_yes(value, index, field):
     """`parse_label`, or an `InputError` naming `example index` and `field`."""
     yes = parse_label(value)
     if yes is None:
-        raise at_example(index, f"{field} is {value!r}; {LABEL_EXPECTED}")
+        raise at_example(index, f"{field} is {shown(value)}; {LABEL_EXPECTED}")
     return yes
 
 
@@ -91,7 +92,7 @@ def check_inputs(predictions, references, question_keys, categories=None):
     gold = [to_yes(value, i, "reference") for i, value in enumerate(references)]
     for i, key in enumerate(question_keys):
         if not isinstance(key, (str, int)) or isinstance(key, bool):
-            raise at_example(i, f"question key is {key!r}; expected a string or an integer")
+            raise at_example(i, f"question key is {shown(key)}; expected a string or an integer")
     check_categories(question_keys, categories)
     return predicted, gold, question_keys, categories
 
@@ -103,8 +104,8 @@ def check_categories(question_keys, categories):
     first = {}  # key -> the category of its first row
     for i, (key, category) in enumerate(zip(question_keys, categories)):
         if first.setdefault(key, category) != category:
-            raise at_example(i, f"category {category!r} differs from {first[key]!r} given earlier for the same "
-                                f"question {key!r}; expected one category per question")
+            raise at_example(i, f"category {shown(category)} differs from {shown(first[key])} given earlier for the "
+                                f"same question {shown(key)}; expected one category per question")
 
 
 def item_stats(predictions, references, question_keys, categories=None, check_input=True):

@@ -27,6 +27,7 @@ one. transformers is not imported here: only `EvalPrediction`'s two fields are r
 
 from benchscore.mctaco.scoring import LABELS
 from benchscore.mctaco.scoring import parse_label
+from benchscore.core.readers import shown
 from benchscore.core.trainer import ComputeMetricsBase
 from benchscore.core.trainer import flatten_for_logging  # re-exported: part of this module's API
 from benchscore.core.trainer import to_numpy
@@ -52,7 +53,7 @@ def to_yes_id(value, row):
     """1 for a "yes" gold label, 0 for "no" (the loader's ClassLabel ids, or the strings)."""
     yes = None if isinstance(value, (bool, float)) else parse_label(value)
     if yes is None:
-        raise ValueError(f"eval dataset row {row}: label is {value!r}; expected 0/1 (no/yes) or 'no'/'yes'")
+        raise ValueError(f"eval dataset row {row}: label is {shown(value)}; expected 0/1 (no/yes) or 'no'/'yes'")
     return int(yes)
 
 
