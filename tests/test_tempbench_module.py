@@ -117,3 +117,27 @@ def test_errors_name_the_example_across_batches(metric):
         metric.compute(predictions=[[("Ada", "member of sports team", 10, 1994, 1994)]], **_inputs(questions[:1]))
     with pytest.raises(ValueError, match="id has 1 values for 2 predictions"):
         metric.compute(predictions=evidence[:2], **dict(_inputs(questions[:2]), id=["ex-1"]))
+
+
+def test_every_example_is_checked_once_before_arrow(metric):
+    questions, evidence = _examples()
+    with pytest.raises(TypeError, match=r"^example 3: complexity must be a string or None, found int"):
+        metric.compute(predictions=evidence, **dict(_inputs(questions), complexity=["1hop", None, "2hop", 3]))
+    with pytest.raises(ValueError, match=r"^example 1: question 'ex-2': t_query must be a finite year"):
+        metric.compute(predictions=evidence[:2], **dict(_inputs(questions[:2]), t_query=[1994, float("nan")]))
+    with pytest.raises(ValueError, match="needs t_query"):
+        metric.add_batch(predictions=evidence[:1], references=[questions[0]["S_star"]])
+    metric.add_batch(predictions=evidence[:2], **_inputs(questions[:2]))
+    with pytest.raises(ValueError, match=r"^example 2: question 'ex-3': evidence\[0\]\.t_start must be a year"):
+        metric.add_batch(predictions=[[dict(evidence[2][0], t_start=True)]], **_inputs(questions[2:3]))
+    assert metric.compute()["n_questions"] == 2  # what was added before the error is kept
+
+
+def test_warnings_of_the_reference_convention(metric):
+    questions, _ = _examples()
+    result = metric.compute(predictions=[[] for _ in questions], **_inputs(questions))
+    assert (result["TRP_macro"], result["coverage"]) == (0.0, 0.0)
+    assert result["warnings"] == [
+        "TRP is reported as 0.0, not undefined, where no question retrieved anything (the reference scorer's "
+        "convention): all questions, by_complexity['1hop'], by_complexity['2hop'], by_complexity['3+hop'], "
+        "by_operator['after'] ..."]

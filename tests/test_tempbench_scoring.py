@@ -497,3 +497,71 @@ def test_random_questions_follow_the_reference_rules(reference, space):
     assert ours == theirs
     assert scoring.aggregate(stats_of(ours)) == reference.aggregate(theirs)
     assert sum(r["hits"] for r in ours) > 0 and sum(r["ccr"] for r in ours) > 0
+
+
+# ---------------------------------------------------------------- hostile inputs (issue 12): refused, never scored
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf, "inf", "nan", True, 10 ** 400])
+def test_t_query_must_be_a_finite_year(bad):
+    with pytest.raises(ValueError, match=r"^example 1: question 'q1': t_query must be a (finite )?year"):
+        scoring.item_stats([Q, dict(Q, t_query=bad)], [[GOLD], [GOLD]])
+
+
+@pytest.mark.parametrize("bad", [True, False, 10 ** 400, [1994], {"year": 1994}])
+def test_evidence_years_that_are_not_numbers_are_refused(bad):
+    with pytest.raises(ValueError, match=r"evidence\[1\]\.t_end must be a year"):
+        one(Q, [GOLD, dict(GOLD, t_end=bad)])
+    with pytest.raises(ValueError, match=r"evidence\[0\]\.t_start must be a year"):
+        one(Q, [("A", "rel", "B", bad, 1994)])
+
+
+@pytest.mark.parametrize("bad", [5, None, ["B"], {"x": 1}, b"B"])
+def test_non_string_triple_fields_are_refused(bad):
+    with pytest.raises((TypeError, ValueError), match=r"evidence\[0\]"):
+        one(Q, [dict(GOLD, o=bad)])
+    kind, message = (ValueError, "needs s, r, o") if bad is None else (TypeError, "s, r, o must be strings")
+    with pytest.raises(kind, match=rf"S_star\[0\] {message}"):
+        one(dict(Q, S_star=[dict(Q["S_star"][0], o=bad)]), [GOLD])
+    with pytest.raises(TypeError, match=r"S_star\[0\] s_id, r_id, o_id must be strings"):
+        one(dict(Q, S_star=[dict(Q["S_star"][0], o_id=7)]), [GOLD])  # the other space too
+
+
+def test_a_gold_triple_with_only_part_of_the_other_space_is_fine():
+    q = dict(Q, S_star=[{"s": "A", "r": "rel", "o": "B", "s_id": "Q1"}])
+    assert one(q, [GOLD]).hits == 1
+
+
+def test_empty_run_file_and_repeated_question_are_named(tmp_path):
+    questions, evidence = tmp_path / "q.jsonl", tmp_path / "e.jsonl"
+    questions.write_text(json.dumps(Q) + "\n" + json.dumps(dict(Q, id="q2")) + "\n", encoding="utf-8")
+    evidence.write_text("\n\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"e.jsonl:1: the file has no records; expected"):
+        files.score_files(questions, evidence)
+    questions.write_text(json.dumps(Q) + "\n" + json.dumps(Q) + "\n", encoding="utf-8")
+    evidence.write_text(json.dumps({"id": "q1", "evidence": [GOLD]}) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"q.jsonl:2: duplicate question id 'q1' \(first on line 1\)"):
+        files.score_files(questions, evidence)
+    questions.write_text("", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"q.jsonl:1: the file has no questions"):
+        files.score_files(questions, evidence)
+
+
+def test_a_repeated_run_line_after_its_question_was_scored(tmp_path, monkeypatch):
+    questions, evidence = tmp_path / "q.jsonl", tmp_path / "e.jsonl"
+    questions.write_text(json.dumps(Q) + "\n", encoding="utf-8")
+    line = json.dumps({"id": "q1", "evidence": [GOLD]}) + "\n"
+    evidence.write_text(line + json.dumps({"id": "other", "evidence": []}) + "\n" + line, encoding="utf-8")
+    with pytest.raises(ValueError, match=r"e.jsonl:3: duplicate id 'q1' \(an earlier line was already scored\)"):
+        files.score_files(questions, evidence)
+    # The filter may say "maybe seen" for an id never scored: it is then counted, not refused.
+    monkeypatch.setattr(files._IdFilter, "__contains__", lambda self, key: True)
+    result = files.score_files(EXAMPLES / "questions.jsonl", EXAMPLES / "evidence.jsonl", split="test")
+    assert result["n_evidence_unused"] == 1
+
+
+def test_wrong_types_of_options_are_refused():
+    for options, kind in [({"top_k": 2.0}, ValueError), ({"top_k": True}, ValueError), ({"dedup": 1}, TypeError),
+                          ({"space": ["label"]}, ValueError)]:
+        with pytest.raises(kind):
+            scoring.item_stats([Q], [[GOLD]], **options)

@@ -135,10 +135,8 @@ class _Evidence:
     """A run file's evidence looked up by question id, read ahead only as far as needed."""
 
     def __init__(self, path):
-        self.path = path
-        self.records = iter_jsonl(path, EVIDENCE)
+        self.path, self.records = path, iter_jsonl(path, EVIDENCE)
         self.waiting = {}  # id -> (line, evidence), read ahead of its question
-        self.first_line = {}  # id -> line, for the ids waiting
         self.used = _IdFilter()  # the ids already scored, to find a repeated line at the end
         self.n_read = 0
 
@@ -146,70 +144,62 @@ class _Evidence:
         for number, record in self.records:
             if "id" not in record or "evidence" not in record:
                 raise at_line(self.path, number, f"found the fields {sorted(record)}; expected {EVIDENCE}")
-            qid = record["id"]
-            if not isinstance(qid, str):
-                raise at_line(self.path, number, f"the id is {qid!r:.80}; expected a string id")
+            if not isinstance(record["id"], str):
+                raise at_line(self.path, number, f"the id is {record['id']!r:.80}; expected a string id")
             self.n_read += 1
-            return number, qid, record["evidence"]
+            return number, record["id"], record["evidence"]
         return None
+
+    def _hold(self, number, qid, evidence):
+        if qid in self.waiting:
+            raise _repeated(self.path, number, qid, f"first on line {self.waiting[qid][0]}")
+        self.waiting[qid] = number, evidence
 
     def pop(self, question_id):
         """(line, evidence) of `question_id`, or None when the file has no line for it."""
         found = self.waiting.pop(question_id, None)
-        while found is None:
-            entry = self._next()
-            if entry is None:
-                return None
-            number, qid, evidence = entry
-            if qid == question_id:
-                found = number, evidence
-            elif qid in self.waiting:
-                raise at_line(self.path, number, f"duplicate id {qid!r} (first on line {self.waiting[qid][0]}); "
-                                                 "expected one evidence line per question")
+        while found is None and (entry := self._next()):
+            if entry[1] == question_id:
+                found = entry[0], entry[2]
             else:
-                self.waiting[qid] = number, evidence
-        self.used.add(question_id)
+                self._hold(*entry)
+        if found:
+            self.used.add(question_id)
         return found
 
     def read_all(self):
         """Every remaining line as {id: (line, evidence)}; a repeated id is an error."""
-        while (entry := self._next()) is not None:
-            number, qid, evidence = entry
-            if qid in self.waiting:
-                raise at_line(self.path, number, f"duplicate id {qid!r} (first on line {self.waiting[qid][0]}); "
-                                                 "expected one evidence line per question")
-            self.waiting[qid] = number, evidence
+        while entry := self._next():
+            self._hold(*entry)
         return self.waiting
 
     def count_unused(self, scored_ids):
         """Lines never scored (ids not among the selected questions); a second line for a scored id is an error.
 
-        `scored_ids()` iterates the scored questions' ids again; it is called only when a remaining
-        line may repeat one (to confirm what the filter suggests).
+        `scored_ids()` iterates the scored ids again, only when the filter says a remaining line may repeat one.
         """
         leftover = self.read_all()
         suspects = {qid for qid in leftover if qid in self.used}
-        if suspects:
-            repeated = [qid for qid in scored_ids() if qid in suspects]
-            if repeated:
-                number = min(leftover[qid][0] for qid in repeated)
-                qid = next(qid for qid in repeated if leftover[qid][0] == number)
-                raise at_line(self.path, number, f"duplicate id {qid!r} (an earlier line was already scored); "
-                                                 "expected one evidence line per question")
+        repeated = suspects and [qid for qid in scored_ids() if qid in suspects]
+        if repeated:
+            number, qid = min((leftover[qid][0], qid) for qid in repeated)
+            raise _repeated(self.path, number, qid, "an earlier line was already scored")
         return len(leftover)
 
 
+def _repeated(path, number, qid, earlier):
+    return at_line(path, number, f"duplicate id {qid!r:.80} ({earlier}); expected one evidence line per question")
+
+
 class _IdFilter:
-    """A Bloom filter of ids (1 MiB, whatever the number of questions): no false negatives."""
+    """A Bloom filter of ids in 1 MiB, whatever the number of questions (no false negatives)."""
 
-    BITS = 23
-
-    def __init__(self):
-        self.bits = bytearray(1 << (self.BITS - 3))
+    def __init__(self, bits=23):
+        self.bits, self.n = bytearray(1 << (bits - 3)), bits
 
     def _positions(self, key):
-        h, mask = hash(key), (1 << self.BITS) - 1
-        return (h & mask, (h >> self.BITS) & mask, (h >> 2 * self.BITS) & mask)
+        mask = (1 << self.n) - 1
+        return [hash(key) >> (i * self.n) & mask for i in range(3)]
 
     def add(self, key):
         for p in self._positions(key):

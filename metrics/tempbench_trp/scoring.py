@@ -21,6 +21,7 @@ differently is an error where the reference would silently score zero or crash w
 import dataclasses
 import functools
 import hashlib
+import itertools
 import math
 import operator
 
@@ -170,20 +171,20 @@ def check_evidence(evidence, space, where):
 def _item_fields(item, space, where, j):
     """[(field name, value)] of an evidence item, or the error that says why it has none."""
     keys = SPACES[space]
-    if isinstance(item, dict):
-        return _dict_fields(item, space, where, j)
     if isinstance(item, (list, tuple)):
         if len(item) != 5:
             return ValueError(f"{where}: evidence[{j}] must be (s, r, o, t_start, t_end), found {len(item)} fields")
         return list(zip(keys + ("t_start", "t_end"), item))
-    return TypeError(f"{where}: evidence[{j}] must be a dict or a 5-tuple, found {type(item).__name__}")
-
-
-def _dict_fields(item, space, where, j):
-    keys, other = SPACES[space], _OTHER_SPACE[space]
+    if not isinstance(item, dict):
+        return TypeError(f"{where}: evidence[{j}] must be a dict or a 5-tuple, found {type(item).__name__}")
     missing = [k for k in keys if k not in item]
-    if not missing:
-        return [(k, item[k]) for k in keys] + [(k, item.get(k)) for k in ("t_start", "t_end")]
+    if missing:
+        return _lacks(item, missing, space, where, j)
+    return [(k, item[k]) for k in keys] + [(k, item.get(k)) for k in ("t_start", "t_end")]
+
+
+def _lacks(item, missing, space, where, j):
+    other = _OTHER_SPACE[space]
     hint = f" (it is in {other} space: score with space={other!r})" if all(k in item for k in SPACES[other]) else ""
     return ValueError(f"{where}: evidence[{j}] lacks {', '.join(missing)} for space {space!r}{hint}; "
                       f"it has {sorted(map(str, item))}")
@@ -270,18 +271,12 @@ def _iter_stats(questions, evidences, space, top_k, dedup, keep=None):
 
 def zip_strict(questions, evidences):
     """zip that refuses inputs of different lengths instead of dropping the tail."""
-    questions, evidences = iter(questions), iter(evidences)
-    sentinel = object()
-    index = 0
-    while True:
-        question, evidence = next(questions, sentinel), next(evidences, sentinel)
-        if question is sentinel or evidence is sentinel:
-            if question is not evidence:
-                longer = "questions" if evidence is sentinel else "evidence lists"
-                raise ValueError(f"questions and evidence lists differ in length: more {longer} after {index}")
-            return
-        yield question, evidence
-        index += 1
+    missing = object()
+    for index, pair in enumerate(itertools.zip_longest(questions, evidences, fillvalue=missing)):
+        if missing in pair:
+            longer = "questions" if pair[1] is missing else "evidence lists"
+            raise ValueError(f"questions and evidence lists differ in length: more {longer} after {index}")
+        yield pair
 
 
 # ----------------------------------------------------------------------------------------------
@@ -344,7 +339,7 @@ class Aggregator:
     def warnings(self):
         """The reference's conventions that changed a number of this result, said in words."""
         empty = [f"by_{field}[{key!r}]" for field, cells in self.slices.items()
-                 for key, cell in cells.items() if not cell[1]]
+                 for key, cell in sorted(cells.items(), key=lambda kv: str(kv[0])) if not cell[1]]
         if self.total[0] and not self.total[1]:
             empty.insert(0, "all questions")
         if not empty:
@@ -415,13 +410,9 @@ def subset_filter(functional_ids):
 
 def aggregate_stream(stats, by=SLICES):
     """`aggregate` of an iterable of `ItemStats` in chunks (flat memory), with its `warnings`."""
-    totals, chunk = Aggregator(by), []
-    for item in stats:
-        chunk.append(item)
-        if len(chunk) == _CHUNK:
-            totals.add_rows(chunk)
-            chunk = []
-    totals.add_rows(chunk)
+    totals, stats = Aggregator(by), iter(stats)
+    for chunk in iter(lambda: list(itertools.islice(stats, _CHUNK)), []):
+        totals.add_rows(chunk)
     result = totals.result()
     if totals.warnings():
         result["warnings"] = totals.warnings()
