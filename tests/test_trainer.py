@@ -134,6 +134,8 @@ def test_mctaco_misaligned_or_malformed_predictions_are_clear_errors():
         compute_metrics(EvalPred(logits[:8], label_ids[:8]))
     with pytest.raises(ValueError, match=r"logits have shape \(9, 3\)"):
         compute_metrics(EvalPred(np.zeros((9, 3)), label_ids))
+    with pytest.raises(ValueError, match="row 5: the logits are NaN"):  # argmax would read NaN as the larger
+        compute_metrics(EvalPred(np.where(np.arange(18).reshape(9, 2) == 11, np.nan, logits), label_ids))
     with pytest.raises(ValueError, match="has no column 'question_id'"):
         mctaco_trainer.compute_metrics_for(rows.remove_columns("question_id"))
     with pytest.raises(ValueError, match="row 0: label is 2"):

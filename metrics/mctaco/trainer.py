@@ -25,6 +25,8 @@ the helper counts rows across calls: after an evaluation that stopped with an er
 one. transformers is not imported here: only `EvalPrediction`'s two fields are read.
 """
 
+import numpy as np
+
 from benchscore.mctaco.scoring import LABELS
 from benchscore.mctaco.scoring import parse_label
 from benchscore.core.readers import shown
@@ -33,13 +35,17 @@ from benchscore.core.trainer import flatten_for_logging  # re-exported: part of 
 from benchscore.core.trainer import to_numpy
 
 
-def yes_from_logits(logits):
-    """Per-row "yes" (bool) from a binary classifier's logits.
+def yes_from_logits(logits, start=0):
+    """Per-row "yes" (bool) from a binary classifier's logits; `start` is the first row's number.
 
     Shape (n, 2): argmax, column LABELS.index("yes") = 1 is "yes" (the loader's label ids: 0 = no,
-    1 = yes; a tie goes to "no"). Shape (n,) or (n, 1): one logit, "yes" when it is > 0.
+    1 = yes; a tie goes to "no"). Shape (n,) or (n, 1): one logit, "yes" when it is > 0. A NaN
+    (a diverged model, an fp16 overflow) is an error: argmax would silently read it as the larger.
     """
     logits = to_numpy(logits)
+    if logits.dtype.kind == "f" and np.isnan(logits).any():
+        row = start + int(np.argwhere(np.isnan(logits))[0][0])
+        raise ValueError(f"eval dataset row {row}: the logits are NaN; expected numbers (a diverged model?)")
     if logits.ndim == 2 and logits.shape[1] == len(LABELS):
         return logits.argmax(axis=1) == LABELS.index("yes")
     if logits.ndim == 1 or (logits.ndim == 2 and logits.shape[1] == 1):
@@ -76,7 +82,7 @@ class MctacoComputeMetrics(ComputeMetricsBase):
         super().__init__(len(self.question_ids), metric, compute_kwargs)
 
     def _inputs(self, eval_pred, start):
-        predictions = yes_from_logits(eval_pred.predictions)
+        predictions = yes_from_logits(eval_pred.predictions, start)
         label_ids = to_numpy(eval_pred.label_ids).reshape(-1)
         self._check_rows(start, len(predictions), len(label_ids))
         stop = start + len(predictions)
