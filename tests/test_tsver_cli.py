@@ -53,6 +53,7 @@ def test_judge_options_need_a_url(capsys):
     argv = ["tsver", "--gold", str(EXAMPLES / "gold.jsonl"), "--predictions", str(EXAMPLES / "predictions.jsonl")]
     assert main(argv + ["--judge-cache", "x"]) == 2
     assert "need --judge-url" in capsys.readouterr().err
+    assert main(argv + ["--judge-timeout", "5"]) == 2
     assert main(argv + ["--judge-url", "http://127.0.0.1:9/v1"]) == 2
     assert "--judge-url needs --judge-model" in capsys.readouterr().err
 

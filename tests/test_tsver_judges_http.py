@@ -363,4 +363,12 @@ def test_a_server_that_never_answers_fails_the_remaining_claims_fast(server):
     outcomes = judges.run_judge(make_judge(server, max_retries=1), [(c, "r", "p") for c in claims], concurrency=1)
     assert not any(o.ok for o in outcomes)
     assert len(server.requests) == 2  # the first claim's two attempts; the others are not asked
-    assert outcomes[5].error.startswith("Ev2R judge not asked: every request so far failed (HTTP 503 from")
+    assert outcomes[5].error.startswith("Ev2R judge not asked: no usable answer so far (HTTP 503 from")
+
+
+def test_rate_limits_at_the_start_do_not_stop_the_run(server):
+    claims = [f"claim {i}" for i in range(5)]
+    for claim in claims:
+        server.script[claim] = [{"status": 429, "headers": {"Retry-After": "0"}}] * 2
+    outcomes = judges.run_judge(make_judge(server, max_retries=2), [(c, "r", "p") for c in claims], concurrency=1)
+    assert all(o.ok for o in outcomes) and len(server.requests) == 15

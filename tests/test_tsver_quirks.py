@@ -76,8 +76,10 @@ def _example_stats():
         predictions = files.read_predictions(PREDICTIONS, [g["Claim"] for g in gold])
         stats = scoring.item_stats(gold, predictions)
     messages = [str(w.message) for w in caught] + scoring.aggregate(stats)["warnings"]
-    assert any("predictions.jsonl:5: a second prediction for the claim of line 4" in m for m in messages)
-    assert any("ignored 1 prediction line(s) whose Claim is not in the gold file (lines 6)" in m for m in messages)
+    assert any(m.endswith("predictions.jsonl: 1 gold claim(s) have more than one prediction line (claims 3); as the "
+                          "official scorer, the later line wins") for m in messages)
+    assert any("predictions.jsonl: ignored 1 prediction line(s) whose Claim is not in the gold file (the first: "
+               in m for m in messages)
     assert "2 predicted verdict(s) match no label (claims 2, 5); as the official scorer, they are left out of the " \
         "verdict scores" in messages
     return gold, predictions, stats
@@ -167,7 +169,8 @@ def test_cli_on_the_examples(capsys):
                  "   • 1 error prediction(s) (verdict \"error\": counted wrong)",
                  "   • 1 claim(s) without a prediction line"]:
         assert line in out
-    assert "predictions.jsonl:5: a second prediction" in captured.err
+    assert "predictions.jsonl: 1 gold claim(s) have more than one prediction line (claims 3)" in captured.err
+    assert "predictions.jsonl: 2 predicted verdict(s) match no label (claims 2, 5)" in captured.err
 
 
 @pytest.mark.parametrize("line,message", [
@@ -357,7 +360,8 @@ def test_a_repeated_gold_claim_and_an_empty_verdict_are_counted_as_officially_wi
         result = load_metric("tsver").compute(predictions=predictions + predictions[:1],
                                               references=references + references[:1])
     assert result["confusion_matrix"][0][0] == 2  # both copies, the empty verdict as "Supported" (official)
-    assert "1 gold claim(s) repeat an earlier claim's text (claims 7)" in result["warnings"][0]
+    assert "1 duplicate gold claim(s) (claim 7 repeats claim 0); as the official scorer, each copy is counted" == \
+        result["warnings"][0]
     assert "2 predicted verdict(s) are empty (claims 0, 7); as the official matcher, they count as 'Supported'" \
         in result["warnings"]
     assert {str(w.message) for w in caught} >= set(result["warnings"])
@@ -377,7 +381,7 @@ def test_every_judge_call_failing_is_not_a_silent_zero(capsys, monkeypatch):
                                              "about (first failure: Ev2R judge failed after 1 attempts: ConnectError")
     assert main(["tsver", "--gold", str(GOLD), "--predictions", str(PREDICTIONS), "--judge-url",
                  f"http://127.0.0.1:{port}/v1", "--judge-model", "m", "--judge-api-key-env", "TSVER_TEST_KEY",
-                 "--no-judge-cache"]) == 3
+                 "--no-judge-cache"]) == 0
     captured = capsys.readouterr()
     assert "| Justifications Ev2R Score   |         n/a |" in captured.out
     assert "benchscore tsver: warning: Ev2R not available" in captured.err
@@ -388,8 +392,10 @@ def test_every_judge_call_failing_is_not_a_silent_zero(capsys, monkeypatch):
     ("Year,GBR\n2000,1\n", 1, "found the header 'Year,GBR'"),
     ("Date,GBR,GBR\n", 1, "one distinct column"),
     ("Date,GBR\n2000,1\n2001\n", 3, "found 1 comma-separated fields; expected 2"),
-    ("Date,GBR\n\n2000.5,1\n", 3, "Date is '2000.5'; expected an integer year"),
-    ("Date,GBR\n2000,abc\n", 2, "a value is not a number"),
+    ("Date,GBR\n2000.5,1\n", 2, "Date is '2000.5'; expected an integer year"),
+    ("Date,GBR\n2000,1\n\n2002,1\n", 3, "found an empty line"),
+    ("Date,GBR\n2000,abc\n", 2, "a value is not a finite number"),
+    ("Date,GBR\n2000,nan\n", 2, "a value is not a finite number"),
     ("Date,GBR\n" + "9" * 5000 + ",1\n", 2, "expected an integer year"),
     (b"Date,GBR\n2000,\xff\n", 2, "is not UTF-8"),
 ])

@@ -116,8 +116,9 @@ def _table_claims(rows):
                   "TimeSeries": _ranges(cells["gold ranges"], number, "gold ranges")}
         gold.append(space.scored(scoring.check_gold, {}, record, f"table row {number}"))
         # The predicted verdict is free text, mapped by the official matcher (an empty one is kept as "").
-        by_claim[cells["claim"]] = {"verdict": cells["predicted verdict"], "explanation": None,
-                                    "ranges": _ranges(cells["predicted ranges"], number, "predicted ranges")}
+        ranges = _ranges(cells["predicted ranges"], number, "predicted ranges")
+        space.scored(scoring.check_series, {}, ranges, f"table row {number}: predicted ranges")
+        by_claim[cells["claim"]] = {"verdict": cells["predicted verdict"], "explanation": None, "ranges": ranges}
     return gold, [by_claim[g["Claim"]] for g in gold]
 
 

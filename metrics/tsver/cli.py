@@ -36,6 +36,8 @@ def add_arguments(parser):
     parser.add_argument("--judge-cache", metavar="DIR",
                         help=f"cache judge replies here (default {judges.DEFAULT_CACHE_DIR}): a rerun makes no request")
     parser.add_argument("--no-judge-cache", action="store_true", help="do not read or write the judge cache")
+    parser.add_argument("--judge-timeout", type=float, metavar="SECONDS",
+                        help="total deadline of one judge request, whatever the server does (default 60)")
     parser.add_argument("--ev2r-aggregation", choices=EV2R_AGGREGATIONS, default="tsver",
                         help="tsver: official micro sums (default); paper: Ev2R paper / FEVER-8 per-claim mean")
     parser.add_argument("--strict", action="store_true",
@@ -54,9 +56,9 @@ def _judge(args):
             raise ValueError("--judge-url needs --judge-model")
         cache = None if args.no_judge_cache else (args.judge_cache or judges.DEFAULT_CACHE_DIR)
         return judges.OpenAIJudge(args.judge_url, args.judge_model, api_key_env=args.judge_api_key_env,
-                                  cache_dir=cache, progress=sys.stderr.isatty())
-    if args.judge_model or args.judge_cache or args.no_judge_cache:
-        raise ValueError("--judge-model, --judge-cache and --no-judge-cache need --judge-url")
+                                  cache_dir=cache, progress=sys.stderr.isatty(), timeout=60.0 if args.judge_timeout is None else args.judge_timeout)
+    if args.judge_model or args.judge_cache or args.no_judge_cache or args.judge_timeout is not None:
+        raise ValueError("--judge-model, --judge-cache, --no-judge-cache and --judge-timeout need --judge-url")
     return None
 
 
@@ -107,8 +109,8 @@ def table_lines(result):
 
 
 def run(args):
-    """Prints the official table (or JSON); warnings go to stderr. Exit 3 when a judge was asked
-    and failed on every claim (Ev2R not available: the other numbers are printed, the reason too)."""
+    """Prints the official table (or JSON); warnings go to stderr (when a judge failed on every claim,
+    Ev2R is "n/a" and a warning gives the reason)."""
     result = files.score_files(args.gold, args.predictions, _judge(args), args.strict, args.ev2r_aggregation,
                                args.per_claim)
     for warning in result["warnings"]:
@@ -117,15 +119,7 @@ def run(args):
         print(json.dumps(result, indent=2))
     else:
         print("\n".join(table_lines(result)))
-    return EV2R_UNAVAILABLE if ev2r_unavailable(result) else 0
-
-
-EV2R_UNAVAILABLE = 3  # exit status: scored, but the judge failed on every claim it was asked about
-
-
-def ev2r_unavailable(result):
-    """Whether a judge ran and gave no usable answer (Ev2R is then None with the reason in `warnings`)."""
-    return result.get("n_ev2r_failed", 0) > 0 and result.get("n_ev2r_judged") == 0
+    return 0
 
 
 # ------------------------------------------------------------------ `benchscore compare tsver`

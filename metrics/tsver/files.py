@@ -53,29 +53,32 @@ def read_predictions(path, gold_claims):
     """Prediction lines aligned to `gold_claims` by exact claim text (official alignment).
 
     Returns one entry per gold claim: None (no prediction line) or {"verdict", "explanation",
-    "ranges", "line"}. A later line for the same claim wins (warning naming both lines); lines for
-    claims not in the gold file are ignored (one warning naming them).
+    "ranges", "line"}. A later line for the same claim wins, lines for claims not in the gold file
+    are ignored (official; one warning each, naming the claims). An empty file is refused.
     Required keys: Claim, Verdict; also PredictedTimeRanges and Explanation except on error lines
     (verdict "error" or an ErrorMessage), where a missing one means null.
     """
     index = {}
     for i, claim in enumerate(gold_claims):
         index.setdefault(claim, []).append(i)
-    aligned, unknown = [None] * len(gold_claims), []
+    aligned, unknown, replaced, seen = [None] * len(gold_claims), [], set(), False
     for number, record in iter_jsonl(path, "a prediction"):
-        where = f"{path}:{number}"
-        prediction = {**_prediction(record, where), "line": number}
+        prediction, seen = {**_prediction(record, f"{path}:{number}"), "line": number}, True
         if record["Claim"] not in index:
-            unknown.append(number)
+            unknown.append(record["Claim"])
         for i in index.get(record["Claim"], ()):
             if aligned[i] is not None:
-                warnings.warn(f"{where}: a second prediction for the claim of line {aligned[i]['line']} "
-                              f"replaces it (official: later duplicates win)", TSVerWarning, stacklevel=2)
+                replaced.add(i)
             aligned[i] = prediction
+    if not seen:
+        raise at_line(path, 1, "the file has no prediction; expected one JSON object per line")
+    if replaced:
+        shown = ", ".join(map(str, sorted(replaced)[:10])) + (", ..." if len(replaced) > 10 else "")
+        warnings.warn(f"{path}: {len(replaced)} gold claim(s) have more than one prediction line (claims {shown}); "
+                      "as the official scorer, the later line wins", TSVerWarning, stacklevel=2)
     if unknown:
-        shown = ", ".join(map(str, unknown[:10])) + (", ..." if len(unknown) > 10 else "")
-        warnings.warn(f"{path}: ignored {len(unknown)} prediction line(s) whose Claim is not in the gold "
-                      f"file (lines {shown})", TSVerWarning, stacklevel=2)
+        warnings.warn(f"{path}: ignored {len(unknown)} prediction line(s) whose Claim is not in the gold file "
+                      f"(the first: {unknown[0][:60]!r})", TSVerWarning, stacklevel=2)
     return aligned
 
 
@@ -125,7 +128,7 @@ def as_judge(judge):
     return judges.as_judge(judge)
 
 
-def score(gold, predictions, judge=None, strict=False, ev2r_aggregation="tsver", per_claim=False):
+def score(gold, predictions, judge=None, strict=False, ev2r_aggregation="tsver", per_claim=False, source=None):
     """`scoring.score` with an Ev²R judge run on the claims it reads (the one place that runs a judge).
 
     `judge`: None, a path of recorded judge outputs (whose official Ev²R sums the whole file, see
@@ -136,7 +139,7 @@ def score(gold, predictions, judge=None, strict=False, ev2r_aggregation="tsver",
     judge_file = judge if isinstance(judge, (str, os.PathLike)) else None
     if judge is not None:
         ev2r, name = judges.judge_claims(as_judge(judge), scoring.ev2r_items(gold, predictions), len(gold))
-    result = scoring.score(gold, predictions, ev2r, strict, ev2r_aggregation, name, per_claim)
+    result = scoring.score(gold, predictions, ev2r, strict, ev2r_aggregation, name, per_claim, source)
     if judge_file is not None and ev2r_aggregation == "tsver":
         result = scoring.file_ev2r(result, [response for _, _, response in iter_recorded(judge_file)])
     return result
@@ -150,7 +153,7 @@ def score_files(gold_path, predictions_path, judge=None, strict=False, ev2r_aggr
         warnings.simplefilter("always", TSVerWarning)
         gold = read_references(gold_path)
         predictions = read_predictions(predictions_path, [g["Claim"] for g in gold])
-        result = score(gold, predictions, judge, strict, ev2r_aggregation, per_claim=report is not None)
+        result = score(gold, predictions, judge, strict, ev2r_aggregation, report is not None, str(predictions_path))
     read = [str(w.message) for w in caught if issubclass(w.category, TSVerWarning)]
     result["warnings"] = read + result["warnings"]
     if report is not None:

@@ -196,6 +196,11 @@ Coal use rose between 2000 and 2008. The claim overstates the decline.
 """
 
 
+def is_judge_failure(err):
+    """Whether an exception is one claim's judge failure (counted), not a bug (propagated)."""
+    return isinstance(err, JudgeError)
+
+
 def build_prompt(claim, reference, prediction):
     """The one user message sent for one claim: the instructions and example, then the three blocks."""
     return (f"{PROMPT_INSTRUCTIONS}\n# CLAIM:\n{claim}\n\n# REFERENCE EVIDENCE:\n{reference}\n\n"
@@ -238,23 +243,37 @@ _RETRY_STATUS = frozenset({408, 409, 429})  # and every 5xx
 class _Retry(Exception):
     """A failed attempt worth repeating (rate limit, server error, timeout, malformed reply)."""
 
-    def __init__(self, reason, wait=0.0):
+    def __init__(self, reason, wait=0.0, rate_limited=False):
         super().__init__(reason)
-        self.wait = wait
+        self.wait, self.rate_limited = wait, rate_limited
 
 
 class _Refused(Exception):
     """A failed attempt not worth repeating (HTTP 400, 401, 404, ...)."""
 
 
+_HTTP_LOGGERS = ("httpx", "httpcore", "httpcore.http11", "httpcore.http2", "httpcore.connection", "httpcore.proxy")
+
+
 class _Secret:
     """Holds the API key so that no repr, log line or traceback local can show it."""
 
-    __slots__ = ("_value", "_forms")
+    __slots__ = ("_value", "_forms", "__weakref__")
 
     def __init__(self, raw):
         self._value = raw.strip()  # a key read from a CRLF .env file ends in "\r"
-        self._forms = sorted({raw, raw.strip(), self._value}, key=len, reverse=True)
+        forms = {raw, self._value}
+        forms |= {json.dumps(form, ensure_ascii=ascii)[1:-1] for form in set(forms) for ascii in (True, False)}
+        forms |= {form.replace("/", "\\/") for form in forms}  # JSON may escape "/" too
+        self._forms = sorted(forms, key=len, reverse=True)
+        for name in _HTTP_LOGGERS:  # httpcore logs response headers at DEBUG: a header may echo the key
+            logging.getLogger(name).addFilter(self._filter)
+
+    def _filter(self, record):
+        message = record.getMessage()
+        if self.redact(message) != message:
+            record.msg, record.args = self.redact(message), ()
+        return True
 
     def reveal(self):
         return self._value
@@ -329,7 +348,7 @@ class OpenAIJudge:
         self._slots = threading.BoundedSemaphore(concurrency)
         self._lock = threading.Lock()
         self._key = None
-        self._answered, self._down = False, None  # a server that never answers fails the run fast
+        self._answered, self._in_a_row, self._down = False, 0, None  # a dead server fails the run fast
         self._client = httpx.Client(timeout=httpx.Timeout(self.timeout), follow_redirects=False)
 
     @property
@@ -346,37 +365,41 @@ class OpenAIJudge:
         cached = self._read_cache(key)
         if cached is not None:
             return cached
-        if self._down is not None:  # the server failed every request so far: the remaining claims fail fast
-            raise JudgeError(f"Ev2R judge not asked: every request so far failed ({self._down})")
         reply, response = self._ask(build_prompt(claim, reference, prediction))
-        self._answered = True
         self._write_cache(key, claim, reference, prediction, reply, response)
         return response
 
     def _ask(self, prompt):
         """(reply text, parsed response) after the retries; JudgeError when every attempt failed."""
-        reason, wait, failure = "", 0.0, None
+        reason, wait = "", 0.0
         for attempt in range(self.max_retries + 1):
             if attempt:
                 delay = min(60.0, max(self.backoff * 2 ** (attempt - 1), wait))
                 logger.info("Ev2R judge: attempt %d/%d failed (%s); retrying in %.2f s",
                             attempt, self.max_retries + 1, reason, delay)
                 time.sleep(delay)
+            if self._down is not None:
+                raise JudgeError(f"Ev2R judge not asked: no usable answer so far ({self._down})")
             try:
                 reply = self._redact(self._request(prompt))  # a key echoed back never reaches the cache
-                return reply, parse_reply(reply)
-            except _Retry as err:
-                reason, wait = str(err), err.wait
-            except JudgeError as err:  # a malformed reply: the next attempt may be well-formed
-                reason, wait = str(err), 0.0
+                response = parse_reply(reply)
+                self._answered = True
+                return reply, response
+            except (_Retry, JudgeError) as err:  # JudgeError: a malformed reply, the next may be well-formed
+                reason, wait = str(err), getattr(err, "wait", 0.0)
+                self._failed(reason, getattr(err, "rate_limited", False))
             except _Refused as err:
-                failure = f"Ev2R judge request refused: {err}"
-                break
-        if failure is None:
-            failure = f"Ev2R judge failed after {self.max_retries + 1} attempts: {reason}"
-            if not self._answered:
-                self._down = reason
-        raise JudgeError(failure)  # raised here, outside the frames that hold the request headers
+                raise JudgeError(f"Ev2R judge request refused: {err}") from None
+        raise JudgeError(f"Ev2R judge failed after {self.max_retries + 1} attempts: {reason}")
+
+    def _failed(self, reason, rate_limited):
+        """Counts failed attempts in a row while no usable answer ever came (rate limits aside): after
+        ``max_retries + 1`` of them the server is taken as down, and the claims still to ask fail at once."""
+        with self._lock:
+            if not self._answered and not rate_limited:
+                self._in_a_row += 1
+                if self._in_a_row > self.max_retries:
+                    self._down = reason
 
     def cache_key(self, claim, reference, prediction):
         prompt_hash = hashlib.sha256(PROMPT_INSTRUCTIONS.encode("utf-8")).hexdigest()
@@ -455,7 +478,7 @@ class OpenAIJudge:
         if status >= 400:
             message = f"HTTP {status} from {self.url}: {self._redact(_shorten(text.strip()))}"
             if status in _RETRY_STATUS or status >= 500:
-                raise _Retry(message, _retry_after(answer_headers))
+                raise _Retry(message, _retry_after(answer_headers), rate_limited=status in _RETRY_STATUS)
             raise _Refused(message)
         try:
             content = parse_json(text, "reply")["choices"][0]["message"]["content"]
@@ -537,7 +560,7 @@ def run_judge(judge, items, concurrency=None, progress=None):
         try:
             response = judge(*item)
             counts = validate_counts(response)
-        except JudgeError as err:
+        except JudgeError as err:  # see is_judge_failure
             return JudgeOutcome(item[0], error=str(err))
         finally:
             if bar is not None:

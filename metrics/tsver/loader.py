@@ -9,6 +9,7 @@ Series ids vary per claim, so `TimeSeries` (series id -> ranges) becomes a list 
 """
 
 import csv
+import math
 import os
 
 import datasets
@@ -89,6 +90,8 @@ def _series_path(data_dir, series_id):
 
 
 def _csv_row(path, number, row, n_columns):
+    if not row:
+        raise at_line(path, number, f"found an empty line; expected {n_columns} comma-separated fields")
     if len(row) != n_columns:
         raise at_line(path, number, f"found {len(row)} comma-separated fields; expected {n_columns} (as the header)")
     try:
@@ -98,9 +101,12 @@ def _csv_row(path, number, row, n_columns):
     if year is None or not -2 ** 31 <= year < 2 ** 31:
         raise at_line(path, number, f"Date is {row[0][:40]!r}; expected an integer year")
     try:
-        return [year] + [float(v) if v else None for v in row[1:]]
+        values = [float(v) if v else None for v in row[1:]]
     except ValueError:
-        raise at_line(path, number, "a value is not a number; expected numbers or empty cells") from None
+        values = [math.nan]
+    if not all(v is None or math.isfinite(v) for v in values):
+        raise at_line(path, number, "a value is not a finite number; expected numbers or empty cells")
+    return [year] + values
 
 
 def _header(path, rows):
@@ -118,7 +124,7 @@ def load_time_series(data_dir, series_id):
     table is a `FILE:LINE:` error."""
     path = _series_path(data_dir, series_id)
     reader = csv.reader([text for _, text in iter_lines(path)])  # UTF-8 checked, BOM dropped, line ends removed
-    rows = [(reader.line_num, row) for row in reader if row]
+    rows = [(reader.line_num, row) for row in reader]
     header = _header(path, rows)
     values = [_csv_row(path, number, row, len(header)) for number, row in rows[1:]]
     features = datasets.Features({"Date": datasets.Value("int32"),

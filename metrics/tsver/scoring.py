@@ -159,8 +159,15 @@ def coverage(gold_series, predicted_series):
 # ---------------------------------------------------------------- input checks
 
 
+INT32 = (-(2 ** 31), 2 ** 31 - 1)  # years: what the evaluate module's int32 column holds, in every path
+
+
 def _is_int(value):
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_year(value):
+    return _is_int(value) and INT32[0] <= value <= INT32[1]
 
 
 def ev2r_counts(record, where="Ev2R record"):
@@ -179,9 +186,9 @@ def _check_ranges(series, ranges, where):
         raise ValueError(f"{where}: series {series!r}: found {type(ranges).__name__}; "
                          "expected a list of {from, to} ranges")
     for i, r in enumerate(ranges):
-        if not (isinstance(r, dict) and _is_int(r.get("from")) and _is_int(r.get("to"))):
-            shown = repr(r) if len(repr(r)) < 200 else repr(r)[:200] + "..."
-            raise ValueError(f'{where}: series {series!r} range {i}: found {shown}; expected {{"from": int, "to": int}}')
+        if not (isinstance(r, dict) and _is_year(r.get("from")) and _is_year(r.get("to"))):
+            raise ValueError(f"{where}: series {series!r} range {i}: found {_short(r, 200)}; expected "
+                             f'{{"from": int, "to": int}} (years within ±{INT32[1]:,})')
 
 
 def check_series(value, where, allow_none=True):
@@ -240,7 +247,6 @@ def series_rows(series):
             for s, ranges in series.items()]
 
 
-INT32 = (-(2 ** 31), 2 ** 31 - 1)  # the evaluate module stores years as int32
 PREDICTION_KEYS = ("verdict", "explanation", "time_series")
 REFERENCE_KEYS = ("claim", "verdict", "justifications", "time_series")
 
@@ -261,7 +267,7 @@ def _check_text(value, index, what, optional=True):
 
 
 def _check_year(value, index, where):
-    if not _is_int(value) or not INT32[0] <= value <= INT32[1]:
+    if not _is_year(value):
         raise at_example(index, f"{where} is {_short(value)}; expected an integer year (32-bit)")
 
 
@@ -531,27 +537,30 @@ def signature(strict=False, ev2r_aggregation="tsver", judge="none"):
 
 def duplicate_claims_warning(claims):
     """A warning when a gold claim text appears more than once (each copy counts, as in the official scorer)."""
-    seen, repeated = set(), []
+    first, repeated = {}, []
     for i, claim in enumerate(claims):
-        if claim in seen:
-            repeated.append(i)
-        seen.add(claim)
+        if claim in first:
+            repeated.append(f"claim {i} repeats claim {first[claim]}")
+        first.setdefault(claim, i)
     if not repeated:
         return []
-    shown = ", ".join(map(str, repeated[:SHOWN])) + (", ..." if len(repeated) > SHOWN else "")
-    return [f"{len(repeated)} gold claim(s) repeat an earlier claim's text (claims {shown}); as the official "
-            "scorer, each copy is counted"]
+    return [f"{len(repeated)} duplicate gold claim(s) ({', '.join(repeated[:SHOWN])}{', ...' if len(repeated) > SHOWN else ''}); "
+            "as the official scorer, each copy is counted"]
 
 
-def score(gold, predictions, ev2r=None, strict=False, ev2r_aggregation="tsver", judge="none", per_claim=False):
+def score(gold, predictions, ev2r=None, strict=False, ev2r_aggregation="tsver", judge="none", per_claim=False,
+          source=None):
     """`aggregate(item_stats(...))` with its signature and warnings (e.g. a gold claim given twice).
 
-    With `per_claim`, also "per_claim": the statistics (for slices and intervals, never re-scored).
+    With `per_claim`, also "per_claim": the statistics (for slices and intervals, never re-scored);
+    `source` (e.g. the prediction file's name) starts the warnings about predicted verdicts.
     """
     check_aggregation(ev2r_aggregation)
     stats = item_stats(gold, predictions, ev2r)
     result = aggregate(stats, strict=strict, ev2r_aggregation=ev2r_aggregation)
-    result["warnings"] = duplicate_claims_warning([g["Claim"] for g in gold]) + result["warnings"]
+    verdicts = set(_verdict_warnings(stats)) if source else ()
+    result["warnings"] = duplicate_claims_warning([g["Claim"] for g in gold]) + [
+        f"{source}: {w}" if w in verdicts else w for w in result["warnings"]]
     result["signature"] = signature(strict, ev2r_aggregation, judge)
     if per_claim:
         result["per_claim"] = stats
