@@ -13,13 +13,19 @@ start-up:
   float sum) timed here on the same score matrices, as a ratio: on every entry of the submission
   with 5 < k <= 8 (k <= 5 runs the loop itself; k = 9, 10 cost the loop minutes each), then on
   entries of 12 and 20 candidate triples that the loop cannot do at all (ours alone).
+- evaluate: `evaluate.load(...).compute` against the pure `scoring.score` on the full English test
+  set (2,155 entries, bt5's submission), caches cleared before each: the cost of the Arrow round trip.
+- limits: the slowest entries we know of under the scorer's limits (100-token elements in 256
+  distinct pairs, a 2^16-state search, 100 triples a side), each must stay around a second.
 Data: ../shared (BENCHSCORE_SHARED overrides); a missing file is skipped.
 """
 
 import argparse
 import os
 import pathlib
+import itertools
 import random
+import string
 import time
 
 from benchscore.webnlg_rdf import scoring
@@ -110,13 +116,71 @@ def bench_large_entries():
               f"(exact search; the official loop would enumerate {len(stats.assignment)}! permutations)")
 
 
+def bench_evaluate():
+    """evaluate's compute vs the pure path on the same entries, both from cold caches."""
+    ref_path, cand_path = DATA / "references" / "en_all.xml", DATA / "submissions" / "en" / "bt5" / "all.xml"
+    if not (ref_path.exists() and cand_path.exists()):
+        return
+    import evaluate
+
+    references = [r["triples"] for r in read_references(ref_path)]
+    candidates = [c["triples"] for c in read_predictions(cand_path)]
+    module = evaluate.load(str(REPO / "metrics" / "webnlg_rdf"))
+    module.compute(predictions=candidates[:50], references=references[:50])  # one-time start-up costs, both paths
+    times = {"pure": [], "module": []}
+    for _ in range(3):  # alternated, the best of three
+        clear_caches()
+        pure, t = cpu(lambda: scoring.score(references, candidates))
+        times["pure"].append(t)
+        clear_caches()
+        wrapped, t = cpu(lambda: module.compute(predictions=candidates, references=references))
+        times["module"].append(t)
+    assert wrapped["Total_scores"] == pure["Total_scores"]
+    t_pure, t_module = min(times["pure"]), min(times["module"])
+    print(f"evaluate compute on {len(references)} entries: {t_module:.2f} s, pure score {t_pure:.2f} s: "
+          f"x{t_module / t_pure:.2f}")
+
+
+def bench_limits():
+    """The slowest entries we know under the limits: CPU seconds each, from cold caches."""
+    letters = ["".join(p) for p in itertools.product(string.ascii_lowercase, repeat=2)]
+    rng = random.Random(0)
+
+    def element(vocabulary):
+        return " ".join(rng.sample(vocabulary, scoring.MAX_ELEMENT_TOKENS))
+
+    def triples(n, vocabularies):
+        return [" | ".join(element(v) for v in vocabularies) for _ in range(n)]
+
+    near, far = letters[:100], letters[100:200]
+    cases = {
+        "16 x 16 triples of 100-token elements (256 pairs, 2^16 search states)":
+            (triples(16, [near] * 3), triples(16, [near] * 3)),
+        "the same, subjects and predicates unmatched (the swap attempts run)":
+            (triples(16, [far, far, near]), triples(16, [near, far, near])),
+        "7 x 32 triples of 100-token elements": (triples(7, [near] * 3), triples(32, [near] * 3)),
+        "100 x 100 triples, one distinct": (["Alan_Bean | occupation | Test_pilot"] * 100,
+                                            ["Alan_Bean | occupation | Test_pilot_school"] * 100),
+        "16 references scoring alike except their own column (2^16 states)":
+            ([f"s | p{i} | o{i}" for i in range(16)], [f"s | p{i} | o{i}" for i in range(16)]),
+    }
+    for name, (references, candidates) in cases.items():
+        clear_caches()
+        _, t = cpu(lambda: scoring.item_stats(references, candidates))
+        print(f"limits: {name}: {t:.2f} s")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--only", nargs="+", choices=SUBMISSIONS, default=list(SUBMISSIONS))
+    parser.add_argument("--evaluate-and-limits", action="store_true", help="only the evaluate ratio and the limits")
     args = parser.parse_args()
-    for name in args.only:
-        bench_submission(name)
-    bench_large_entries()
+    if not args.evaluate_and_limits:
+        for name in args.only:
+            bench_submission(name)
+        bench_large_entries()
+    bench_evaluate()
+    bench_limits()
 
 
 if __name__ == "__main__":

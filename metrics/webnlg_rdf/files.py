@@ -1,26 +1,16 @@
 """WebNLG XML files -> validated entries and per-entry statistics: the one read path of this benchmark
 (the CLI, `benchscore compare webnlg`, the loader and the Space all read through it).
 
-Read the way the official scorer reads them: it parses both files with `BeautifulSoup(fp, "lxml")`
-and walks `benchmark > entries > entry`. Per entry it takes the *first* `<modifiedtripleset>` and all
-its `<mtriple>` texts (references), or the first `<generatedtripleset>` and all its `<gtriple>` texts
-(candidates); a text is the element's whole text with entities decoded and surrounding white space
-kept. Candidate entries are paired with reference entries **by position**: `eid` and `category` are
-ignored (the scorer's own example pairs candidate Id19 with reference Id1). `<generatedtripleset/>`
-means no triple.
-
-Safety, in this one place: files above `MAX_XML_BYTES` are refused before parsing; the text is read
-by `core.readers` (UTF-8 checked with its line, a BOM dropped); the stdlib expat parser refuses any
-entity declaration (no "billion laughs"), external entities and external DTDs (no file or network
-access). Where the official's HTML parser is more lenient we follow it where real files need it: a
-bare `&` is text (CycleGT's submission has `College_of_William_&_Mary`), HTML named entities such as
-`&eacute;` are decoded, and tag names are matched case-insensitively.
-
-Every error is `FILE:LINE: what was found; what was expected` (expat's line for XML errors, the
-`<entry>` or triple's line otherwise): an empty file or one without entries, an entry without its
-triple set (the official crashes), a different number of candidate and reference entries (the
-official crashes on more candidates and, in its Exact_match part, on fewer), and an entry that
-cannot be scored (`scoring.EntryError`: the official crashes, or beyond the scorer's limits).
+Read as the official scorer reads them (`BeautifulSoup(fp, "lxml")`, `benchmark > entries > entry`):
+per entry the *first* `<modifiedtripleset>` and all its `<mtriple>` texts (references), or the first
+`<generatedtripleset>` and all its `<gtriple>` texts (candidates; `<generatedtripleset/>` is none);
+a text is the element's whole text, entities decoded, white space kept. Entries pair **by position**
+(`eid` and `category` are ignored, as by the official). Safety, in this one place: files above
+`MAX_XML_BYTES` are refused before parsing, the text is read by `core.readers` (UTF-8 checked with
+its line, a BOM dropped), and expat refuses entity declarations, external entities and external
+DTDs. Like the official's HTML parser, a bare `&` is text (CycleGT's `College_of_William_&_Mary`),
+HTML named entities (`&eacute;`) are decoded and tag names are case-insensitive. Every error is
+`FILE:LINE: what was found; what was expected`, at expat's line or the entry's or triple's line.
 """
 
 import html.entities
@@ -126,47 +116,42 @@ def _texts(element, tag, lines):
     return ["".join(child.itertext()) for child in children], [lines[child] for child in children]
 
 
-def _name(index, entry):
-    eid = entry.get("eid")
+def _name(index, eid):
     return f"entry {index}" + (f" (eid {eid!r})" if eid is not None else "")
 
 
-def read_references(path):
-    """Per `<entry>` in file order: {"eid", "category", "size", "triples", "lexicalisations", "line",
-    "triple_lines"}. `triples` are the `<mtriple>` texts of the first `<modifiedtripleset>`; `size`
-    is the `size` attribute (the number of triples when it is absent); lines count from 1."""
-    rows = []
+def _read(path, tripleset, triple, expected):
+    """(row, entry element, lines) per `<entry>`: row = {"eid", "triples", "line", "triple_lines"}."""
     entries, lines = _entries(path)
     for index, entry in enumerate(entries):
-        tripleset = entry.find(".//modifiedtripleset")
-        if tripleset is None:
-            raise at_line(path, lines[entry], f"{_name(index, entry)} has no <modifiedtripleset>; "
-                                              "expected the reference triples")
-        triples, triple_lines = _texts(tripleset, "mtriple", lines)
-        size = entry.get("size", str(len(triples)))
+        eid, found = entry.get("eid"), entry.find(f".//{tripleset}")
+        if found is None:
+            raise at_line(path, lines[entry], f"{_name(index, eid)} has no <{tripleset}>; expected {expected}")
+        triples, triple_lines = _texts(found, triple, lines)
+        yield {"eid": eid, "triples": triples, "line": lines[entry], "triple_lines": triple_lines}, entry, lines
+
+
+def read_references(path):
+    """Per `<entry>` in file order: {"eid", "triples", "line", "triple_lines", "category", "size",
+    "lexicalisations"}: the `<mtriple>` texts of the first `<modifiedtripleset>`, their lines (from 1),
+    the `size` attribute (the number of triples when absent) and the `<lex>` texts."""
+    rows = []
+    for row, entry, lines in _read(path, "modifiedtripleset", "mtriple", "the reference triples"):
+        size = entry.get("size", str(len(row["triples"])))
         try:
             size = int(size)
         except ValueError:
-            raise at_line(path, lines[entry], f"{_name(index, entry)} has size {size!r}; expected an integer") from None
-        rows.append({"eid": entry.get("eid"), "category": entry.get("category"), "size": size, "triples": triples,
-                     "lexicalisations": _texts(entry, "lex", lines)[0], "line": lines[entry],
-                     "triple_lines": triple_lines})
+            raise at_line(path, row["line"], f"{_name(len(rows), row['eid'])} has size {size!r}; expected an integer") from None
+        rows.append({**row, "category": entry.get("category"), "size": size,
+                     "lexicalisations": _texts(entry, "lex", lines)[0]})
     return rows
 
 
 def read_predictions(path):
     """Per `<entry>` in file order: {"eid" (None when absent), "triples", "line", "triple_lines"}: the
-    `<gtriple>` texts of the first `<generatedtripleset>`."""
-    rows = []
-    entries, lines = _entries(path)
-    for index, entry in enumerate(entries):
-        tripleset = entry.find(".//generatedtripleset")
-        if tripleset is None:
-            raise at_line(path, lines[entry], f"{_name(index, entry)} has no <generatedtripleset>; expected one "
-                                              "(empty, <generatedtripleset/>, for no triple)")
-        triples, triple_lines = _texts(tripleset, "gtriple", lines)
-        rows.append({"eid": entry.get("eid"), "triples": triples, "line": lines[entry], "triple_lines": triple_lines})
-    return rows
+    `<gtriple>` texts of the first `<generatedtripleset>` and their lines."""
+    expected = "one (empty, <generatedtripleset/>, for no triple)"
+    return [row for row, _, _ in _read(path, "generatedtripleset", "gtriple", expected)]
 
 
 def _eid_warnings(reference_path, candidate_path, references, candidates):
@@ -179,7 +164,7 @@ def _eid_warnings(reference_path, candidate_path, references, candidates):
                          f"{first[row['eid']]}; both are scored (entries are paired by position, as in the official script)")
         first.setdefault(row["eid"], index)
     mismatched = [(index, ref, cand) for index, (ref, cand) in enumerate(zip(references, candidates))
-                  if cand["eid"] is not None and ref["eid"] is not None and cand["eid"] != ref["eid"]]
+                  if None not in (cand["eid"], ref["eid"]) and cand["eid"] != ref["eid"]]
     if mismatched:
         index, ref, cand = mismatched[0]
         found.append(f"{candidate_path}:{cand['line']}: entry {index} has eid {cand['eid']!r} and the reference entry at "

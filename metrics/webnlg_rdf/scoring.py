@@ -28,27 +28,12 @@ F1 are `statistics.mean`s of the per-pair values over those pairs (F1 is not the
 the reported P and R). `Exact_match` is sklearn's macro P/R/F1 over every distinct lower-cased raw
 triple string, entries being the samples.
 
-Bad input (the official script crashes on each of these, so there is no score to mirror; we raise
-`ValueError` naming the example and the triple instead):
-- a candidate triple with exactly two ' | '-separated parts against a real reference;
-- a reference triple with exactly two parts;
-- against a padded reference (more candidate triples than reference triples), a candidate that does
-  not have exactly three parts. The official crashes for 2 and 4 parts; for 1 part (e.g. `a|b|c`
-  or an empty triple) and 5+ parts no run is recorded, and we refuse rather than guess;
-- the word-alignment crash of repeated tokens (reference element "a a a", candidate "a x a": the
-  official dies with a `TypeError`; IBM's ReGen patch skips the n-gram instead, which gives numbers
-  no official run can, so it is not offered);
-- a different number of candidate and reference entries (`score`; `files.py` checks files);
-- an entry beyond the limits below (the official would run for hours or days on it: k! permutations).
-Where the official does give a score we mirror it: a candidate without ' | ' (e.g. `a|b|c`)
-against a real reference counts as an empty triple; a one-part reference counts as padding; parts
-beyond the third are ignored; `eid`s are not used (entries pair by position).
-
-Limits (each at least 3x what any official file or submission needs; the worst input under all
-of them scores in about a second, see the card): `MAX_TRIPLES` triples per side of an entry,
-`MAX_TRIPLE_CHARS` characters per triple, `MAX_ELEMENT_TOKENS` tokens per subject, predicate or
-object, `MAX_PAIRS` distinct (reference, candidate) pairs per entry, `MAX_SEARCH_STATES` states of
-the assignment search.
+Bad input gets a `ValueError` naming the example and the triple (`EntryError`, or `TypeError` for
+a wrong type), never a guessed number: the inputs on which the official script crashes (2-part
+triples; against padding, a candidate without exactly 3 parts; the word-alignment crash of repeated
+tokens) and entries beyond the limits (`MAX_*` below: an entry the official would need k!
+permutations for). Official behaviours that surprise and change a number are reproduced and warned
+(`quirks`): a triple without ' | ' (an empty candidate, a padding reference), parts beyond the third.
 
     >>> result = score([["Alan_Bean | occupation | Test_pilot"]], [["Alan_Bean | occupation | Test_pilot"]])
     >>> result["Total_scores"]["Exact"]["F1"], result["Exact_match"]["F1"]
@@ -102,9 +87,7 @@ _TAG_GROUP = {SUB: 1, PRED: 2, OBJ: 3}
 _N_COUNTS = len(GROUPS) * len(SCHEMES) * len(KINDS)  # 80 per pair or entry
 _N_RATES = len(GROUPS) * len(SCHEMES) * len(RATES)  # 48
 
-# =============================================================================================
-# 1. Normalising a triple string (the SemEval part only; Exact_match uses the raw strings)
-# =============================================================================================
+# -- 1. Normalising a triple string (the SemEval part only; Exact_match uses the raw strings) ---
 _CAMEL = re.compile(r"([a-z])([A-Z])")
 _SPACES = re.compile(r"\s+")
 _TRAILING_PARENS = re.compile(r"^(.*?)(\s\((.*?)\))$")
@@ -126,9 +109,7 @@ def normalise(triple):
     return text
 
 
-# =============================================================================================
-# 2. Tokens of one element
-# =============================================================================================
+# -- 2. Tokens of one element -----------------------------------------------------------------
 _PUNCTUATION = frozenset(string.punctuation)
 
 
@@ -146,9 +127,7 @@ def _element_tokens(element):
     return reference, candidate, swap
 
 
-# =============================================================================================
-# 3. Word alignment (`nonrefwords`): greedy, longest candidate n-gram first, left to right
-# =============================================================================================
+# -- 3. Word alignment (`nonrefwords`): greedy, longest candidate n-gram first, left to right ---
 class _OfficialCrash(Exception):
     """An input on which the official script dies: no score to mirror. `side`: the triple to blame."""
 
@@ -217,9 +196,7 @@ def _align(ref, cand, found_number=1, length=None, unmarked=None):
         length -= 1
 
 
-# =============================================================================================
-# 4. Spans of one element pair (`getrefdict`)
-# =============================================================================================
+# -- 4. Spans of one element pair (`getrefdict`) ----------------------------------------------
 _MARKER_ID = re.compile(r"^((.*?)-\d+)")
 
 
@@ -318,9 +295,7 @@ def _aligned_spans(ref_tokens, cand_tokens, ref_label, cand_label):
     return (*_element_spans(ref, cand, ref_label, cand_label), tuple(ref))
 
 
-# =============================================================================================
-# 5. One (reference, candidate) pair: spans, swap attempts, nervaluate 0.1.7 counts
-# =============================================================================================
+# -- 5. One (reference, candidate) pair: spans, swap attempts, nervaluate 0.1.7 counts --------
 def _elements(ref, cand):
     """The three (subject, predicate, object) strings of each side, as the official splits them."""
     ref_parts, cand_parts = ref.split(" | "), cand.split(" | ")
@@ -491,9 +466,7 @@ def pair_result(ref, cand):
     return PairResult(counts, rates, math.fsum(rates[2:12:3]) / 4)
 
 
-# =============================================================================================
-# 6. The assignment: the first permutation (lexicographic) with the largest float sum
-# =============================================================================================
+# -- 6. The assignment: the first permutation (lexicographic) with the largest float sum ------
 _EPS = 1e-9
 _SMALL = 5  # up to 5! = 120 permutations the official loop itself is the cheapest exact method
 
@@ -604,9 +577,7 @@ def search_assignment(scores):
     return best
 
 
-# =============================================================================================
-# 7. Per-entry statistics and the corpus aggregate
-# =============================================================================================
+# -- 7. Per-entry statistics and the corpus aggregate -----------------------------------------
 _UNIT = 2**1074  # every float is an integer multiple of 2**-1074: exact sums as Python ints
 
 

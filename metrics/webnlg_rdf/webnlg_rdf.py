@@ -125,20 +125,10 @@ Examples:
 # config_name -> features. The category is a feature (not a compute() keyword) so that add_batch
 # accumulates it; it is its own configuration because every declared feature must be present in
 # every example, and because evaluate.combine sends compute() keywords to every module.
+_TRIPLES = datasets.List(datasets.Value("string"))
 _FEATURES = {
-    "default": datasets.Features(
-        {
-            "predictions": datasets.List(datasets.Value("string")),
-            "references": datasets.List(datasets.Value("string")),
-        }
-    ),
-    "breakdown": datasets.Features(
-        {
-            "predictions": datasets.List(datasets.Value("string")),
-            "references": datasets.List(datasets.Value("string")),
-            "category": datasets.Value("string"),
-        }
-    ),
+    "default": datasets.Features({"predictions": _TRIPLES, "references": _TRIPLES}),
+    "breakdown": datasets.Features({"predictions": _TRIPLES, "references": _TRIPLES, "category": datasets.Value("string")}),
 }
 
 
