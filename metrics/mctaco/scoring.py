@@ -1,12 +1,15 @@
 """MC-TACO scoring, exactly as the official evaluator (CogComp/MCTACO `evaluator/evaluator.py`).
 
 Zhou et al., EMNLP 2019. The unit is the *question*: the distinct string ``sentence + " " + question``,
-grouped in first-appearance order (candidates of one question need not be consecutive). Two steps:
+grouped in first-appearance order (candidates of one question need not be consecutive). The steps:
 
-1. `item_stats` checks the candidate rows, then reduces them to one `ItemStats` per question
-   (counts only);
-2. `aggregate` turns any list of those into the corpus numbers, so slices, batching and resampling
-   never re-score candidates.
+1. `check_inputs` checks the candidate rows once, first (as scikit-learn does), so what follows runs
+   on trusted data; callers that checked already (the evaluate module, `files.py`) skip it with
+   `item_stats(..., check_input=False)`;
+2. `item_stats` reduces the rows to one `ItemStats` per question (counts only);
+3. `aggregate` turns any list of those into the corpus numbers, so slices, batching and resampling
+   never re-score candidates; `result` adds the per-category extension and the signature, and
+   `score` is all of it in one call.
 
 Official formulas, per question (tp = predicted yes and gold yes, n_pred = predicted yes,
 n_gold = gold yes)::
