@@ -146,8 +146,21 @@ def _options_widgets():
             ]
 
 
-def build_demo():
-    outputs = [
+PAGE = {  # the texts of the page (build_demo adds the handlers and the outputs)
+    "title": "TempBench TRP metric",
+    "heading": "TempBench: TRP, CCR and coverage",
+    "example_label": "Bundled example: 4 questions and a run",
+    "upload_note": "The benchmark's questions file (`benchmark_labelled.jsonl` or `benchmark.jsonl`) and your run: "
+                   'one `{"id": ..., "evidence": [{"s", "r", "o", "t_start", "t_end"}, ...]}` line per question, '
+                   "triples in rank order.",
+    "table_note": "One triple per row: `gold` rows are the question's S*, `retrieved` rows the run's evidence in "
+                  "rank order. Rows with the same question id are one question (label space; no slices: "
+                  "use the files for the per-complexity and per-operator cells).",
+}
+
+
+def _outputs():
+    return [
         gr.Dataframe(headers=RESULT_HEADERS, label="Scores (TRP is TRP_macro for all questions)", interactive=False,
                      elem_id="results", render=False),
         gr.BarPlot(x="bar", y="score", color="metric", y_lim=[0, 1], x_title="slice", x_label_angle=-30,
@@ -156,28 +169,14 @@ def build_demo():
         gr.Textbox(label="Notes (the reference scorer's conventions that changed a number)", lines=2,
                    elem_id="notes", render=False),
     ]
-    examples = HERE / "examples"
-    return space.build_demo(
-        title="TempBench TRP metric",
-        heading="TempBench: TRP, CCR and coverage",
-        summary=space.card_summary(HERE, scoring.__doc__.split("\n\n")[0]),
-        inputs=INPUTS,
-        outputs=outputs,
-        score_files=score_files,
-        score_text=score_text,
-        example=[str(examples / "questions.jsonl"), str(examples / "evidence.jsonl")],
-        example_label="Bundled example: 4 questions and a run",
-        upload_note="The benchmark's questions file (`benchmark_labelled.jsonl` or `benchmark.jsonl`) and your run: "
-                    'one `{"id": ..., "evidence": [{"s", "r", "o", "t_start", "t_end"}, ...]}` line per question, '
-                    "triples in rank order.",
-        table_value=TABLE_EXAMPLE,
-        table_headers=TABLE_HEADERS,
-        table_note="One triple per row: `gold` rows are the question's S*, `retrieved` rows the run's evidence in "
-                   "rank order. Rows with the same question id are one question (label space; no slices: "
-                   "use the files for the per-complexity and per-operator cells).",
-        score_table=score_table,
-        options=_options_widgets,
-    )
+
+
+def build_demo():
+    examples = [str(HERE / "examples" / spec.paste_name) for spec in INPUTS]  # questions.jsonl, evidence.jsonl
+    return space.build_demo(**PAGE, summary=space.card_summary(HERE, scoring.__doc__.split("\n\n")[0]),
+                            inputs=INPUTS, outputs=_outputs(), score_files=score_files, score_text=score_text,
+                            example=examples, table_value=TABLE_EXAMPLE, table_headers=TABLE_HEADERS,
+                            score_table=score_table, options=_options_widgets)
 
 
 def launch(**kwargs):

@@ -24,6 +24,7 @@ import hashlib
 import itertools
 import math
 import operator
+import typing
 
 import benchscore
 from benchscore.core.readers import relocate
@@ -50,8 +51,7 @@ class ItemStats:
     ccr: int
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Question:
+class Question(typing.NamedTuple):
     """A checked question: its slice fields, t_query, and its distinct gold (s, r, o) in both spaces."""
 
     id: object
