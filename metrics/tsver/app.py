@@ -135,9 +135,8 @@ def show(result, names):
     matrix = result["confusion_matrix"]
     confusion = pd.DataFrame([[label, *map(str, row)] for label, row in zip(scoring.LABELS, matrix)],
                              columns=["gold \\ predicted", *scoring.LABELS])
-    bars = pd.DataFrame([{"gold": label, "predicted": predicted, "claims": count}
-                         for label, row in zip(scoring.LABELS, matrix) for predicted, count in zip(scoring.LABELS, row)],
-                        columns=["gold", "predicted", "claims"])
+    bars = pd.DataFrame([{"gold": gold, "predicted": predicted, "claims": count}
+                         for gold, row in zip(scoring.LABELS, matrix) for predicted, count in zip(scoring.LABELS, row)])
     notes = "\n".join(space.named(warning, names) for warning in result["warnings"])
     return (pd.DataFrame(rows, columns=RESULT_HEADERS), confusion, gr.BarPlot(value=bars, sort=list(scoring.LABELS)),
             result["signature"], notes or "No warnings.")

@@ -52,14 +52,19 @@ def _judge(args):
     if args.ev2r:
         return args.ev2r  # a path: score_files also needs the file itself (see scoring.file_ev2r)
     if args.judge_url:
-        if not args.judge_model:
-            raise ValueError("--judge-url needs --judge-model")
-        cache = None if args.no_judge_cache else (args.judge_cache or judges.DEFAULT_CACHE_DIR)
-        return judges.OpenAIJudge(args.judge_url, args.judge_model, api_key_env=args.judge_api_key_env,
-                                  cache_dir=cache, progress=sys.stderr.isatty(), timeout=60.0 if args.judge_timeout is None else args.judge_timeout)
+        return _http_judge(args)
     if args.judge_model or args.judge_cache or args.no_judge_cache or args.judge_timeout is not None:
         raise ValueError("--judge-model, --judge-cache, --no-judge-cache and --judge-timeout need --judge-url")
     return None
+
+
+def _http_judge(args):
+    if not args.judge_model:
+        raise ValueError("--judge-url needs --judge-model")
+    cache = None if args.no_judge_cache else (args.judge_cache or judges.DEFAULT_CACHE_DIR)
+    timeout = 60.0 if args.judge_timeout is None else args.judge_timeout
+    return judges.OpenAIJudge(args.judge_url, args.judge_model, api_key_env=args.judge_api_key_env, cache_dir=cache,
+                              progress=sys.stderr.isatty(), timeout=timeout)
 
 
 def _percent(x):

@@ -11,6 +11,7 @@ mapping claim -> official record; ``files.as_judge`` reads the official JSONL fi
 """
 
 import concurrent.futures
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -553,21 +554,18 @@ def run_judge(judge, items, concurrency=None, progress=None):
     """
     items = [tuple(item) for item in items]
     concurrency = concurrency or getattr(judge, "concurrency", 1)
-    show = getattr(judge, "progress", False) if progress is None else progress
-    bar = tqdm(total=len(items), desc="Ev2R judge", unit="claim", file=sys.stderr, disable=not show) if tqdm else None
+    with _progress(len(items), getattr(judge, "progress", False) if progress is None else progress) as tick:
 
-    def one(item):
-        try:
-            response = judge(*item)
-            counts = validate_counts(response)
-        except JudgeError as err:  # see is_judge_failure
-            return JudgeOutcome(item[0], error=str(err))
-        finally:
-            if bar is not None:
-                bar.update(1)
-        return JudgeOutcome(item[0], counts=counts, response=dict(response))
+        def one(item):
+            try:
+                response = judge(*item)
+                counts = validate_counts(response)
+            except JudgeError as err:  # see is_judge_failure
+                return JudgeOutcome(item[0], error=str(err))
+            finally:
+                tick()
+            return JudgeOutcome(item[0], counts=counts, response=dict(response))
 
-    try:
         if concurrency == 1:
             return [one(item) for item in items]
         with concurrent.futures.ThreadPoolExecutor(max_workers=concurrency) as pool:
@@ -577,9 +575,16 @@ def run_judge(judge, items, concurrency=None, progress=None):
             except BaseException:
                 pool.shutdown(cancel_futures=True)
                 raise
-    finally:
-        if bar is not None:
-            bar.close()
+
+
+@contextlib.contextmanager
+def _progress(total, show):
+    """A function that advances a progress bar on stderr (when shown and tqdm is installed)."""
+    if not show or tqdm is None:
+        yield lambda: None
+        return
+    with tqdm(total=total, desc="Ev2R judge", unit="claim", file=sys.stderr) as bar:
+        yield lambda: bar.update(1)
 
 
 def judge_claims(judge, items, n_claims):

@@ -253,12 +253,13 @@ REFERENCE_KEYS = ("claim", "verdict", "justifications", "time_series")
 
 def _check_keys(value, keys, index, side):
     if not isinstance(value, dict):
-        raise TypeError(f"example {index}: {side} is {type(value).__name__}; expected a dict with the keys {list(keys)}")
+        raise TypeError(f"example {index}: {side} is {type(value).__name__}; expected a dict with the keys "
+                        f"{list(keys)}")
     if set(value) != set(keys):
         missing, extra = sorted(set(keys) - set(value)), sorted(map(str, set(value) - set(keys)))
-        raise at_example(index, f"{side} has {'missing keys ' + str(missing) if missing else ''}"
-                                f"{' and ' if missing and extra else ''}{'unknown keys ' + str(extra) if extra else ''}; "
-                                f"expected exactly {list(keys)}")
+        found = " and ".join(f"{what} keys {names}" for what, names in (("missing", missing), ("unknown", extra))
+                             if names)
+        raise at_example(index, f"{side} has {found}; expected exactly {list(keys)}")
 
 
 def _check_text(value, index, what, optional=True):
@@ -544,8 +545,8 @@ def duplicate_claims_warning(claims):
         first.setdefault(claim, i)
     if not repeated:
         return []
-    return [f"{len(repeated)} duplicate gold claim(s) ({', '.join(repeated[:SHOWN])}{', ...' if len(repeated) > SHOWN else ''}); "
-            "as the official scorer, each copy is counted"]
+    shown = ", ".join(repeated[:SHOWN]) + (", ..." if len(repeated) > SHOWN else "")
+    return [f"{len(repeated)} duplicate gold claim(s) ({shown}); as the official scorer, each copy is counted"]
 
 
 def score(gold, predictions, ev2r=None, strict=False, ev2r_aggregation="tsver", judge="none", per_claim=False,
