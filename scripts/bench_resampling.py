@@ -48,16 +48,17 @@ def mctaco():
 
 
 def tsver():
+    from benchscore.tsver import files
     from benchscore.tsver import scoring
     from benchscore.tsver import significance
 
-    gold = scoring.read_gold(SHARED / "tsver" / "tsver_test.jsonl")
+    gold = files.read_references(SHARED / "tsver" / "tsver_test.jsonl")
     claims = [g["Claim"] for g in gold]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", scoring.TSVerWarning)
-        systems = [scoring.read_predictions(SHARED / "tsver" / "predictions" / name, claims)
+        systems = [files.read_predictions(SHARED / "tsver" / "predictions" / name, claims)
                    for name in ("pred_test_gold.jsonl", "pred_test_wrong_verdict.jsonl")]
-    score = lambda predictions: scoring.score_claims(gold, predictions)  # noqa: E731
+    score = lambda predictions: scoring.item_stats(gold, predictions)  # noqa: E731
     return "TSVer test (claims)", score, systems, scoring.aggregate, significance
 
 
