@@ -40,10 +40,13 @@ def load_tempbench(path, split=None):
 
 
 def metric_inputs(questions):
-    """The evaluate module's per-question inputs (all but `predictions`) from a loaded Dataset or records."""
+    """The evaluate module's per-question inputs (all but `predictions`) from a loaded Dataset or records.
+
+    The optional columns (complexity, operator_type, id) are None where the questions lack them.
+    """
     columns = ("S_star", "t_query", "complexity", "operator_type", "id")
     if isinstance(questions, datasets.Dataset):
-        data = {column: list(questions[column]) for column in columns}
+        data = {c: list(questions[c]) if c in questions.column_names else [None] * len(questions) for c in columns}
     else:
         data = {column: [q.get(column) for q in questions] for column in columns}
     data["references"] = data.pop("S_star")

@@ -52,16 +52,8 @@ class TempbenchComputeMetrics(DecodedComputeMetrics):
         if missing:
             raise ValueError(f"the eval dataset has no column(s) {missing} (it has {eval_dataset.column_names}); "
                              f"expected the questions as from benchscore.tempbench_trp.loader.load_tempbench")
-        optional = [c for c in ("complexity", "operator_type", "id") if c not in eval_dataset.column_names]
-        self.gold = metric_inputs(_with_columns(eval_dataset, optional))  # references, t_query, ...
+        self.gold = metric_inputs(eval_dataset)  # references, t_query, ...
         super().__init__(len(eval_dataset), metric, compute_kwargs, config_name)
-
-
-def _with_columns(dataset, names):
-    """The dataset with the optional question columns it lacks added as None."""
-    for name in names:
-        dataset = dataset.add_column(name, [None] * len(dataset))
-    return dataset
 
 
 def compute_metrics_for(eval_dataset, decode, metric=None, config_name=None, compute_kwargs=None):
