@@ -141,3 +141,9 @@ def test_warnings_of_the_reference_convention(metric):
         "TRP is reported as 0.0, not undefined, where no question retrieved anything (the reference scorer's "
         "convention): all questions, by_complexity['1hop'], by_complexity['2hop'], by_complexity['3+hop'], "
         "by_operator['after'] ..."]
+
+
+def test_functional_ids_need_an_id_for_every_question(metric):
+    questions, evidence = _examples()
+    with pytest.raises(ValueError, match=r"^example 1: the question has no id, so it cannot be matched"):
+        metric.compute(predictions=evidence[:2], functional_ids=["ex-1"], **dict(_inputs(questions[:2]), id=["ex-1", None]))

@@ -209,8 +209,11 @@ class TempbenchTrp(metric.BenchscoreMetric):
         stats = []
         for i, (evidence, gold) in enumerate(zip(predictions, references)):
             qid = id[i] or None
-            if keep is not None and not keep({"id": qid}):
-                continue
+            try:
+                if keep is not None and not keep({"id": qid}):
+                    continue
+            except ValueError as err:  # no id, with functional_ids
+                raise relocate(err, f"example {i}") from None
             question = scoring.Question(qid, complexity[i] or None, operator_type[i] or None, t_query[i],
                                         frozenset(_triples(gold)), frozenset(), space, "")
             times = evidence["times"]
