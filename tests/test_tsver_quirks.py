@@ -342,9 +342,11 @@ def test_evaluate_checks_every_example(index):
     _bad_example(bad, references, index, r"prediction has unknown keys \['extra'\]")
     bad = json.loads(json.dumps(references))
     bad[index]["time_series"][0]["ranges"][0]["from"] = 2000.7  # never silently 2000
-    _bad_example(predictions, bad, index, r"references\['time_series'\] .* 'from' is 2000.7; expected an integer")
+    _bad_example(predictions, bad, index, r"references\['time_series'\]: series .* range 0: found \{'from': 2000.7")
     bad[index]["time_series"][0]["ranges"][0]["from"] = 10 ** 12  # beyond the int32 column
-    _bad_example(predictions, bad, index, r"references\['time_series'\] .* 'from' is 1000000000000")
+    _bad_example(predictions, bad, index, r"references\['time_series'\]: .* found \{'from': 1000000000000")
+    bad[index]["time_series"][0]["ranges"][0] = {"from": 2000, "to": 2001, "step": 1}  # Arrow would raise KeyError
+    _bad_example(predictions, bad, index, r"references\['time_series'\]: series .* has a range with other keys")
     _bad_example(predictions[:index] + ["Refuted"] + predictions[index + 1:], references, index, "prediction is str")
 
 

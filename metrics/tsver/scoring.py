@@ -267,26 +267,26 @@ def _check_text(value, index, what, optional=True):
         raise at_example(index, f"{what} is {_short(value)}; expected a string{' or None' if optional else ''}")
 
 
-def _check_year(value, index, where):
-    if not _is_year(value):
-        raise at_example(index, f"{where} is {_short(value)}; expected an integer year (32-bit)")
+def _check_row(row, index, what, seen):
+    if not isinstance(row, dict) or set(row) != {"series", "ranges"} or not isinstance(row["series"], str):
+        raise at_example(index, f"{what} holds {_short(row)}; expected {{\"series\": str, \"ranges\": [...]}}")
+    if row["series"] in seen:
+        raise at_example(index, f"{what}: series {row['series']!r} appears twice; list each series once with all "
+                                "its ranges")
+    if isinstance(row["ranges"], list) and any(isinstance(r, dict) and set(r) != {"from", "to"} for r in row["ranges"]):
+        raise at_example(index, f"{what}: series {row['series']!r} has a range with other keys than from, to")
 
 
 def check_rows(rows, index, what):
     """The `datasets` form of series ([{"series": str, "ranges": [{"from": int, "to": int}]}]) of one example."""
     if not isinstance(rows, (list, tuple)):
         raise at_example(index, f"{what} is {type(rows).__name__}; expected a list of {{series, ranges}}")
+    series = {}
     for row in rows:
-        if not isinstance(row, dict) or set(row) != {"series", "ranges"} or not isinstance(row["ranges"], list):
-            raise at_example(index, f"{what} holds {_short(row)}; expected {{\"series\": str, \"ranges\": [...]}}")
-        _check_text(row["series"], index, f"{what} series id", optional=False)
-        for r in row["ranges"]:
-            if not isinstance(r, dict) or set(r) != {"from", "to"}:
-                raise at_example(index, f"{what} range {_short(r)}; expected {{\"from\": int, \"to\": int}}")
-            _check_year(r["from"], index, f"{what} {row['series']!r} 'from'")
-            _check_year(r["to"], index, f"{what} {row['series']!r} 'to'")
+        _check_row(row, index, what, series)
+        series[row["series"]] = row["ranges"]
     try:
-        ranges_from_rows(rows, what)
+        check_series(series, what, allow_none=False)
     except ValueError as err:
         raise at_example(index, str(err)) from None
 
