@@ -107,6 +107,7 @@ def test_json_flag_with_breakdowns(capsys):
         "Exact_match",
         "extension_per_category",
         "extension_per_size",
+        "warnings",  # the example's quoted object: the official quote asymmetry
         "signature",
     ]
     assert list(result["extension_per_category"]) == ["Astronaut", "City", "Food"]

@@ -181,3 +181,52 @@ def test_a_space_stops_a_file_that_takes_too_long(monkeypatch):
     with pytest.raises(gradio.Error) as err:
         app.score_files(str(examples / "refs.xml"), str(examples / "cands.xml"))
     assert err.value.message.startswith("cands.xml:") and "scoring stopped at entry 0 of 3, after 0 s" in err.value.message
+
+
+# --- properties (hypothesis): random well-formed entries --------------------------------------------
+hypothesis = pytest.importorskip("hypothesis", reason="hypothesis is not installed (the test extra)")
+st = hypothesis.strategies
+ELEMENT = st.lists(st.sampled_from(["Alan", "Bean", "test", "pilot", "(x)", "McDonald", "1.5", "\"q\""]),
+                   min_size=1, max_size=3).map("_".join)
+TRIPLE = st.tuples(ELEMENT, ELEMENT, ELEMENT).map(" | ".join)
+ENTRY = st.tuples(st.lists(TRIPLE, max_size=4), st.lists(TRIPLE, max_size=4))
+
+
+def score_or_documented_error(references, candidates):
+    try:
+        return scoring.score(references, candidates)
+    except ValueError as err:  # the official word-alignment crash on repeated tokens, named by example
+        assert str(err).startswith("example ") and "word alignment crash" in str(err)
+        return None
+
+
+@hypothesis.settings(max_examples=150, deadline=None)
+@hypothesis.given(st.lists(ENTRY, min_size=1, max_size=6), st.randoms(use_true_random=False))
+def test_entry_order_does_not_change_the_numbers(entries, rng):
+    references, candidates = [r for r, _ in entries], [c for _, c in entries]
+    hypothesis.assume(any(references) or any(candidates))
+    result = score_or_documented_error(references, candidates)
+    hypothesis.assume(result is not None)
+    order = list(range(len(entries)))
+    rng.shuffle(order)
+    shuffled = scoring.score([references[i] for i in order], [candidates[i] for i in order])
+    for key in ("Total_scores", "Scores_per_tag", "Exact_match"):
+        assert shuffled[key] == result[key]
+
+
+@hypothesis.settings(max_examples=150, deadline=None)
+@hypothesis.given(st.lists(st.lists(TRIPLE, min_size=1, max_size=4), min_size=1, max_size=5))
+def test_perfect_predictions_score_one_or_warn_why(references):
+    result = score_or_documented_error(references, references)
+    hypothesis.assume(result is not None)
+    assert result["Exact_match"]["F1"] == 1.0
+    if any(result["Total_scores"][scheme]["F1"] != 1.0 for scheme in scoring.SCHEMES):
+        assert any("cannot match exactly" in warning for warning in result["warnings"]), result.get("warnings")
+
+
+def test_quoted_candidates_are_warned():
+    result = scoring.score([['x | y | "retired"']], [['x | y | "retired"']])
+    assert result["Total_scores"]["Exact"]["F1"] == 2 / 3  # the spec's worked example
+    assert result["warnings"] == ["example 0: candidate triple 0 'x | y | \"retired\"' has a token made of several "
+                                  "punctuation marks (e.g. a quote, which the tokenizer turns into `` or ''): references "
+                                  "never keep such tokens, so its element cannot match exactly (as in the official script)"]

@@ -25,8 +25,6 @@ from benchscore.core.readers import iter_lines
 from benchscore.webnlg_rdf.scoring import EntryError
 from benchscore.webnlg_rdf.scoring import capped
 from benchscore.webnlg_rdf.scoring import item_stats
-from benchscore.webnlg_rdf.scoring import normalise
-from benchscore.webnlg_rdf.scoring import quirks
 
 MAX_XML_BYTES = 16 << 20  # one XML file: 16 MiB (the 2020 English references are 2 MB)
 
@@ -194,16 +192,6 @@ def _located(err, index, reference_path, candidate_path, reference, candidate):
     return at_line(path, line, f"entry {index}{eid}: {err}")
 
 
-def _quirk_warnings(index, reference_path, candidate_path, reference, candidate):
-    """The entry's `scoring.quirks`, each at the line of its triple."""
-    found = []
-    refs, cands = reference["triples"], candidate["triples"]
-    for side, triple, message in quirks(refs, cands, [normalise(t) for t in refs], [normalise(t) for t in cands]):
-        path, row = (reference_path, reference) if side == "reference" else (candidate_path, candidate)
-        found.append(f"{path}:{row['triple_lines'][triple]}: entry {index}: {message}")
-    return found
-
-
 def _check_time(deadline, time_limit, index, total, path, candidate):
     if deadline is not None and time.monotonic() > deadline:
         raise at_line(path, candidate["line"], f"scoring stopped at entry {index} of {total}, after {time_limit} s; "
@@ -227,8 +215,9 @@ def file_stats(reference_path, candidate_path, warnings=None, progress=None, tim
             stats.append(item_stats(reference["triples"], candidate["triples"]))
         except EntryError as err:
             raise _located(err, index, reference_path, candidate_path, reference, candidate) from None
-        if stats[-1].warnings:
-            found += _quirk_warnings(index, reference_path, candidate_path, reference, candidate)
+        for side, triple, message in stats[-1].warnings:  # each at the line of its triple
+            path, row = (reference_path, reference) if side == "reference" else (candidate_path, candidate)
+            found.append(f"{path}:{row['triple_lines'][triple]}: entry {index}: {message}")
     if warnings is not None:
         warnings.extend(capped(found))
     return references, candidates, stats

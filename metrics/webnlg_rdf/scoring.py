@@ -604,7 +604,7 @@ class ItemStats:
     rate_sums: tuple
     references: frozenset
     candidates: frozenset
-    warnings: tuple = field(default=(), compare=False)  # official quirks met in this entry (see `quirks`)
+    warnings: tuple = field(default=(), compare=False)  # `quirks` met: (side, triple index, message)
 
     @property
     def n_pairs(self):
@@ -688,7 +688,8 @@ def check_entry(references, candidates, example=None):
 
 def quirks(references, candidates, refs, cands):
     """The official behaviours of this entry that a reader would not expect and that change its numbers
-    (reproduced, and reported as warnings): triples without ' | ', and parts beyond the third.
+    (reproduced, and reported as warnings): triples without ' | ', candidate tokens of several
+    punctuation marks (the quote asymmetry), and parts beyond the third.
     Returns (side, triple index, message) for each; `refs`/`cands` are the normalised triples."""
     found = []
     for side, raw, normalised in (("reference", references, refs), ("candidate", candidates, cands)):
@@ -700,11 +701,20 @@ def quirks(references, candidates, refs, cands):
             elif parts == 1 and refs:
                 found.append((side, i, f"candidate triple {i} {raw[i]!r:.80} has no ' | ' separator: it counts "
                                        "as an empty triple (as in the official script)"))
-            elif parts > 3:
+            elif side == "candidate" and _unmatchable(triple):
+                found.append((side, i, f"candidate triple {i} {raw[i]!r:.80} has a token made of several punctuation "
+                                       "marks (e.g. a quote, which the tokenizer turns into `` or ''): references never "
+                                       "keep such tokens, so its element cannot match exactly (as in the official script)"))
+            if parts > 3:
                 found.append((side, i, f"{side} triple {i} {raw[i]!r:.80} has {parts} ' | '-separated parts: the "
                                        "parts beyond the third are ignored where it is scored against a real triple "
                                        "(as in the official script)"))
     return tuple(found)
+
+
+def _unmatchable(triple):
+    """A candidate element holding a token the reference side drops (the quote asymmetry)."""
+    return any(tokens[_REF] != tokens[_CAND] for tokens in map(_element_tokens, triple.split(" | ")[:3]))
 
 
 def _pair_matrix(references, candidates, refs, cands, example):
@@ -753,13 +763,13 @@ def item_stats(references, candidates, example=None):
         rate_sums=_column_sums([pair.rates for pair in selected], _N_RATES, _exact),
         references=frozenset(t.lower() for t in references),
         candidates=frozenset(t.lower() for t in candidates),
-        warnings=tuple(_where(example) + note for _, _, note in quirks(references, candidates, refs, cands)),
+        warnings=quirks(references, candidates, refs, cands),
     )
 
 
 def warnings(stats):
-    """The entries' warnings (`ItemStats.warnings`), at most `capped`'s number."""
-    return capped([note for entry in stats for note in entry.warnings])
+    """The entries' warnings (`ItemStats.warnings`) as "example N: ...", at most `capped`'s number."""
+    return capped([f"example {i}: {note}" for i, entry in enumerate(stats) for _, _, note in entry.warnings])
 
 
 def capped(found, limit=10):
