@@ -68,8 +68,9 @@ def _table_entries(rows):
     return entries
 
 
-def score_table(table):
-    """The editable table: one triple per row, reference or candidate, grouped by entry (no breakdown)."""
+def score_table(table, by=()):
+    """The editable table: one triple per row, reference or candidate, grouped by entry (the breakdown
+    options, passed to every tab, apply to files only: the table has no categories)."""
     entries = _table_entries(space.table_rows(table, len(TABLE_HEADERS)))
     names = list(entries)
     try:
