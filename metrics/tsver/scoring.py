@@ -235,7 +235,7 @@ def ranges_from_rows(rows, where="time_series"):
         if row["series"] in series:
             raise ValueError(f"{where}: series {row['series']!r} appears twice; list each series once "
                              f"with all its ranges")
-        series[row["series"]] = [{"from": r["from"], "to": r["to"]} for r in row["ranges"]]
+        series[row["series"]] = row["ranges"]  # read, never changed
     return series
 
 
