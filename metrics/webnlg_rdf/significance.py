@@ -79,7 +79,7 @@ def check_same_entries(stats_a, stats_b):
                          "a paired test needs both scored on the same reference file")
     for index, (a, b) in enumerate(zip(stats_a, stats_b)):
         if a.references != b.references:
-            raise ValueError(f"entry {index}: the reference triples differ between systems A and B; "
+            raise ValueError(f"example {index}: the reference triples differ between systems A and B; "
                              "expected the same reference entries in the same order")
 
 
