@@ -37,10 +37,8 @@ TABLE_EXAMPLE = [
 
 def _top_k(value):
     """The top-k box: 0 or empty means no cut (the reference's behaviour); else a positive whole number."""
-    if value is None or value == "":
-        return None
     try:
-        number = float(value)
+        number = float(value or 0)
     except (TypeError, ValueError):
         number = math.nan
     if not number.is_integer() or number < 0:

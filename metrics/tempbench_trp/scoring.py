@@ -93,16 +93,11 @@ def year(value, what, finite=False):
     return number
 
 
-def _where(question):
-    qid = question.get("id")
-    return f"question {qid!r:.80}" if qid is not None else "question (no id)"
-
-
 def check_question(question, space="label"):
     """A `Question` from a benchmark record (`t_query`, `S_star`, optional id/complexity/operator_type)."""
     if not isinstance(question, dict):
         raise TypeError(f"a question must be a dict (a benchmark record), found {type(question).__name__}")
-    where = _where(question)
+    where = "question (no id)" if question.get("id") is None else f"question {question.get('id')!r:.80}"
     t_query = year(question.get("t_query"), f"{where}: t_query", finite=True)
     gold = question.get("S_star")
     if not isinstance(gold, (list, tuple)):
@@ -286,10 +281,9 @@ def zip_strict(questions, evidences):
 class Aggregator:
     """Running sums over `ItemStats`, added in question order (a list at a time, or one by one).
 
-    Float sums continue left to right across calls (`reduce(add, values, running_sum)`), the
-    reference's plain `sum()` order, so streaming in chunks gives bit-identical floats to
-    `aggregate(all_stats)`. (Python 3.12's `sum` is compensated; the reference's numbers on 3.12
-    may then differ from these in the last bit.)
+    Float sums continue left to right across calls, the reference's plain `sum()` order, so chunks
+    give bit-identical floats to `aggregate(all_stats)` (the reference itself differs in the last
+    bit on Python 3.12, whose `sum` is compensated).
     """
 
     def __init__(self, by=SLICES):

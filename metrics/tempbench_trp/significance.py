@@ -2,7 +2,8 @@
 
 TempBench's own guidance is to read the *gap* between retrievers (TRP's absolute scale is low by
 construction); `paired_test` says whether a gap is larger than the question sample explains.
-The unit is the question: each question's `scoring.ItemStats` becomes one item of numbers, and the headline numbers are functions of column sums over a sample:
+The unit is the question: each question's `scoring.ItemStats` becomes one row of numbers, and
+the headline numbers are functions of column sums over a sample:
 
     coverage  = sum(retrieved) / n                retrieved: the question retrieved anything
     TRP_macro = sum(TRP_q over retrieved) / sum(retrieved)      (0.0 when nothing was retrieved)
@@ -11,8 +12,7 @@ The unit is the question: each question's `scoring.ItemStats` becomes one item o
 
 (the two 0.0 cases are the reference scorer's quirk, kept in every resample). Slices (complexity,
 operator) are resampled within the slice. The point estimates are always `scoring.aggregate`'s
-parity numbers; only intervals and p-values come from resampling (`resampling.py`, the same file in
-`benchscore.core`).
+parity numbers; only intervals and p-values come from resampling (`benchscore.core.resampling`).
 
     stats = item_stats(questions, evidences)
     confidence_intervals(stats)              # {"TRP_macro": {"estimate", "low", "high"}, ...}

@@ -14,23 +14,16 @@
                              compute_metrics=compute_metrics_for(questions, decode))
     trainer.evaluate()     # {"eval_TRP_macro": ..., "eval_TRP_micro": ..., "eval_CCR": ..., ...}
 
-TempBench scores the evidence retrieved per question, so the model's output must first become
-structures: `decode(predictions, indices)` gets the Trainer's predictions for some rows (a numpy
-array, or a tuple of arrays if the model returns several outputs; padding may be -100) and their
-row numbers in the eval dataset (a `range`, e.g. to look up a question's candidate triples), and
+`decode(predictions, indices)` gets the Trainer's predictions for some rows (a numpy array, or a
+tuple of arrays; padding may be -100) and their row numbers in the eval dataset (a `range`), and
 returns one evidence list per row: dicts with s, r, o (or s_id, r_id, o_id for the "id" space),
 t_start, t_end, or 5-tuples, in rank order. The gold side (S_star, t_query, complexity,
-operator_type, id) is read here from the eval dataset, in order: pass the dataset the Trainer
-evaluates (before or after tokenization, same rows, unshuffled).
-
-Works both ways, with the same numbers: `compute_metrics(eval_pred)` for the whole eval set, and
-`TrainingArguments(batch_eval_metrics=True)` (per batch `add_batch`, then `compute()` on the last;
-the Trainer calls it only when the eval dataset has labels).
-
-For logging, nested dicts (by_complexity, by_operator) are flattened with "/", e.g.
-"by_complexity/1hop/TRP"; numbers, None and the signature string stay. The full result of the last
-evaluation is kept in `.last_result`. In batch mode the helper counts rows across calls: after an
-evaluation that stopped with an error, build a new one. transformers is not imported here.
+operator_type, id) is read from the eval dataset, in order (before or after tokenization, same
+rows, unshuffled). The same numbers with `compute_metrics(eval_pred)` and with
+`TrainingArguments(batch_eval_metrics=True)`; nested dicts are flattened for logging
+("by_complexity/1hop/TRP") and the full result is `.last_result`. After an evaluation that stopped
+with an error, build a new helper (batch mode counts rows across calls). transformers is not
+imported here.
 """
 
 from benchscore.tempbench_trp.loader import metric_inputs
