@@ -123,6 +123,18 @@ class _Storable(datasets.Features):
         return batch
 
 
+def _stored(record, evidence, space):
+    """A question checked (the scorer's own checks), and its evidence as flat (s, r, o) strings and times."""
+    question = scoring.check_question(record, space)
+    triples, times = [], []
+    for j, (triple, t_start, t_end) in enumerate(scoring.check_evidence(evidence, space, question.where)):
+        if triple in question.other_gold and triple not in question.gold:
+            raise scoring.wrong_space(question, j, triple)
+        triples += triple
+        times += (t_start, t_end)
+    return question, {"triples": triples, "times": times}
+
+
 def _triples(flat):
     values = iter(flat)
     return zip(values, values, values)
@@ -188,18 +200,11 @@ class TempbenchTrp(metric.BenchscoreMetric):
         space, prepared = self._space(), {"predictions": [], "references": [], "t_query": []}
         for i, (evidence, gold, t_query) in enumerate(zip(batch["predictions"], batch["references"],
                                                           batch["t_query"])):
-            record = {"t_query": t_query, "S_star": gold, "id": batch["id"][i]}
             try:
-                question = scoring.check_question(record, space)
-                triples, times = [], []
-                for j, (triple, t_start, t_end) in enumerate(scoring.check_evidence(evidence, space, question.where)):
-                    if triple in question.other_gold and triple not in question.gold:
-                        raise scoring.wrong_space(question, j, triple)
-                    triples += triple
-                    times += (t_start, t_end)
+                question, stored = _stored({"t_query": t_query, "S_star": gold, "id": batch["id"][i]}, evidence, space)
             except (ValueError, TypeError) as err:
                 raise relocate(err, f"example {start + i}") from None
-            prepared["predictions"].append({"triples": triples, "times": times})
+            prepared["predictions"].append(stored)
             prepared["references"].append([value for triple in question.gold for value in triple])
             prepared["t_query"].append(question.t_query)
         for name in self.OPTIONAL_INPUTS:
