@@ -565,3 +565,11 @@ def test_wrong_types_of_options_are_refused():
                           ({"space": ["label"]}, ValueError)]:
         with pytest.raises(kind):
             scoring.item_stats([Q], [[GOLD]], **options)
+
+
+def test_nothing_to_score_is_said_not_silent():
+    result = scoring.score([], [])
+    assert (result["n_questions"], result["TRP_macro"], result["CCR"]) == (0, None, None)
+    assert result["warnings"] == ["no question was scored: every rate is undefined (None)"]
+    result = scoring.score([Q], [[GOLD]], functional_ids=["not-q1"])
+    assert result["n_questions"] == 0 and result["warnings"]

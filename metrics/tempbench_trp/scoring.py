@@ -332,6 +332,8 @@ class Aggregator:
 
     def warnings(self):
         """The reference's conventions that changed a number of this result, said in words."""
+        if not self.total[0]:
+            return ["no question was scored: every rate is undefined (None)"]
         empty = [f"by_{field}[{key!r}]" for field, cells in self.slices.items()
                  for key, cell in sorted(cells.items(), key=lambda kv: str(kv[0])) if not cell[1]]
         if self.total[0] and not self.total[1]:

@@ -57,7 +57,9 @@ Args:
     seed: random seed for `confidence` (default 12345); with the same seed the intervals repeat.
 Returns:
     n_questions, coverage, TRP_macro, TRP_micro, CCR, by_complexity, by_operator
-        ({value: {n, TRP, CCR}}), and signature (module version, space and every option).
+        ({value: {n, TRP, CCR}}), signature (the scoring rules' and the package's versions, the
+        space and every option), and warnings (a list, only when there is one: e.g. TRP reported
+        as 0.0, the reference's convention, where no question retrieved anything).
     With `confidence`: extension_confidence_intervals ({"TRP_macro": {"low", "high"}, "TRP_micro",
         "CCR", "coverage"}), "confidence_intervals" ({"TRP", "CCR"}) in each slice cell, and
         `|bootstrap:<n>|seed:<s>|confidence:<level>` at the end of the signature.
