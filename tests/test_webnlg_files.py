@@ -239,3 +239,10 @@ def test_split_files_are_subsets_of_the_full_files_after_entity_decoding():
             i = position[reference["eid"]]
             assert reference["triples"] == full[i]["triples"]
             assert candidate["triples"] == all_candidates[i]["triples"]
+
+
+def test_files_with_no_triple_at_all_are_refused(tmp_path):
+    refs = write(tmp_path, "r.xml", "<benchmark><entries>\n<entry><modifiedtripleset/></entry></entries></benchmark>")
+    cands = write(tmp_path, "c.xml", "<benchmark><entries><entry><generatedtripleset/></entry></entries></benchmark>")
+    with pytest.raises(ValueError, match=r"r.xml:2: no entry has a reference or candidate triple; expected at least one"):
+        files.file_stats(refs, cands)

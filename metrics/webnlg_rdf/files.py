@@ -218,6 +218,9 @@ def file_stats(reference_path, candidate_path, warnings=None, progress=None, tim
         for side, triple, message in stats[-1].warnings:  # each at the line of its triple
             path, row = (reference_path, reference) if side == "reference" else (candidate_path, candidate)
             found.append(f"{path}:{row['triple_lines'][triple]}: entry {index}: {message}")
+    if not any(entry.n_pairs for entry in stats):
+        raise at_line(reference_path, references[0]["line"], "no entry has a reference or candidate triple; expected "
+                                                             "at least one triple to score")
     if warnings is not None:
         warnings.extend(capped(found))
     return references, candidates, stats
