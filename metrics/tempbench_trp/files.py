@@ -49,14 +49,14 @@ def question_record(raw, where):
     extra = {key: value for key, value in raw.items() if key not in FIELDS}
     for field in TRIPLE_FIELDS:
         record[field] = _triples(raw.get(field), field, where, extra)
-    record["extra"] = json.dumps(extra, ensure_ascii=False, sort_keys=True)
+    record["extra"] = json.dumps(extra, ensure_ascii=False, sort_keys=True) if extra else "{}"
     return record
 
 
-def _string(raw, field, where, name=None):
+def _string(raw, field, where, path=""):
     value = raw.get(field)
     if value is not None and not isinstance(value, str):
-        raise ValueError(f"{where}: {name or field} must be a string, found {value!r:.80}")
+        raise ValueError(f"{where}: {path}{field} must be a string, found {value!r:.80}")
     return value
 
 
@@ -71,7 +71,8 @@ def _triples(triples, field, where, extra):
 def _triple(raw, path, where, extra):
     if not isinstance(raw, dict):
         raise ValueError(f"{where}: {path} must be an object with s, r, o and/or s_id, r_id, o_id, found {raw!r:.80}")
-    triple = {key: _string(raw, key, where, f"{path}.{key}") for key in TRIPLE_STRINGS}
+    prefix = f"{path}."
+    triple = {key: _string(raw, key, where, prefix) for key in TRIPLE_STRINGS}
     if None in (triple["s"], triple["r"], triple["o"]) and None in (triple["s_id"], triple["r_id"], triple["o_id"]):
         raise ValueError(f"{where}: {path} has neither s, r, o nor s_id, r_id, o_id (keys: {sorted(raw)})")
     for key in TRIPLE_TIMES:
