@@ -201,6 +201,7 @@ def test_mctaco_official_runs(apps):
         assert row[2:] == [repr(run["em"]), repr(run["f1"])], run["predictions"]
 
 
+@pytest.mark.parity
 def test_tempbench_official_fixture(apps):
     folder = shared_path("data", "tempbench", "fixtures")
     expected = json.loads((folder / "expected_oracle_plus_noise_label.json").read_text())["results"]
