@@ -114,6 +114,7 @@ def test_undefined_samples_are_left_out_not_zero():
     [
         ({"n_resamples": 0}, "n_resamples must be a positive int, found 0"),
         ({"n_resamples": 10.5}, "n_resamples must be a positive int"),
+        ({"n_resamples": 10**9}, "n_resamples is 1,000,000,000; expected at most 100,000"),  # not minutes of CPU
         ({"seed": -1}, "seed must be a non-negative int"),
         ({"seed": None}, "seed must be a non-negative int"),
         ({"level": 95}, "confidence level must be a number strictly between 0 and 1"),
