@@ -193,6 +193,7 @@ def test_launch_limits_uploads(folder, apps, monkeypatch):
 # ---------------------------------------------------------------- official files through the Space handlers
 
 
+@pytest.mark.parity
 def test_mctaco_official_runs(apps):
     runs = json.loads(shared_path("data", "mctaco", "expected_official.json").read_text())["runs"]
     for run in runs:
