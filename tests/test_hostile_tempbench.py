@@ -369,3 +369,24 @@ def test_space_table_non_finite_year(app, year):
     rows[0][1] = year
     with space_error():
         app.score_table(pd.DataFrame(rows, columns=app.TABLE_HEADERS))
+
+
+def test_module_extra_key_in_later_example_same_numbers_or_refused(module):
+    plain = module.compute(predictions=[[RIGHT], [RIGHT]], references=[GOLD, GOLD], t_query=[1994, 1994])
+    try:
+        result = module.compute(predictions=[[RIGHT], [dict(RIGHT, score=0.9)]], references=[GOLD, GOLD],
+                                t_query=[1994, 1994])
+    except (ValueError, TypeError) as err:
+        assert "example 1" in str(err) or "example #1" in str(err), str(err)
+        return
+    except Exception as err:  # noqa: BLE001
+        pytest.fail(f"raw {type(err).__name__}: {err}")
+    assert result["TRP_macro"] == plain["TRP_macro"] and result["CCR"] == plain["CCR"]
+
+
+def test_module_bad_year_in_a_later_add_batch_names_the_global_example(module):
+    module.add_batch(predictions=[[RIGHT], [RIGHT]], references=[GOLD, GOLD], t_query=[1994, 1994])
+    with library_error(3):
+        module.add_batch(predictions=[[RIGHT], [dict(RIGHT, t_start=float("nan"))]], references=[GOLD, GOLD],
+                         t_query=[1994, 1994])
+        module.compute()

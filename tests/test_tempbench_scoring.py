@@ -244,14 +244,17 @@ def test_id_space_on_hand_written_examples():
     assert one(q, [("Q1", "P1", "Q2", 1990, 2000)], "id").hits == 1
 
 
-def test_time_rules_inclusive_inf_nan_inverted():
+def test_time_rules_inclusive_inf_inverted_and_nan_refused():
     def hits(start, end):
         return one(Q, [dict(GOLD, t_start=start, t_end=end)]).hits
 
     assert hits(1994, 1994) == 1 and hits(1990, 1994) == 1 and hits(1994, 2000) == 1
     assert hits("-inf", "inf") == 1 and hits(float("-inf"), 1994.0) == 1  # open bounds
     assert hits(1995, 1993) == 0  # inverted: never valid
-    assert hits("nan", 2000) == 0 and hits(1990, math.nan) == 0  # nan never matches
+    # The reference counts a NaN time as retrieved and never a hit; a NaN is not a year (issue 12): refused.
+    for start, end in (("nan", 2000), (1990, math.nan), (math.nan, "inf")):
+        with pytest.raises(ValueError, match=r"evidence\[0\]\.t_(start|end) must be a year .*found (nan|'nan')"):
+            hits(start, end)
     assert hits(1995, 1995) == 0
 
 
@@ -465,7 +468,7 @@ def _random_case(rng, space):
         gold.append(dict(triple, s_id="Q" + s, r_id="P" + triple["r"], o_id="Q" + o, t_start=1.0, t_end=1.0))
     gold += rng.sample(gold, min(len(gold), rng.choice([0, 1])))  # a repeated gold triple
     times = [(1994, 1994), (1994.0, 1994.0), (1990, 1994), (1994, 2001), ("-inf", "inf"), (1995, 1993),
-             ("nan", 2000), (1993, 1993), (2000.5, 2000.5), (1900, "inf")]
+             (1993, 1993), (2000.5, 2000.5), (1900, "inf")]  # no NaN: refused (above)
     evidence = []
     for _ in range(rng.randint(0, 12)):
         if gold and rng.random() < 0.5:
@@ -487,7 +490,7 @@ def _random_case(rng, space):
 @pytest.mark.parity
 @pytest.mark.parametrize("space", ["label", "id"])
 def test_random_questions_follow_the_reference_rules(reference, space):
-    """Rules, not files: random shapes (repeats, open/inverted/nan intervals, int/str years) agree."""
+    """Rules, not files: random shapes (repeats, open/inverted intervals, int/str years) agree."""
     import random
 
     rng = random.Random(20261130)

@@ -80,7 +80,7 @@ def check_options(space="label", top_k=None, dedup=False):
 
 
 def year(value, what, finite=False):
-    """A year as a float: a number or numeric string (`'inf'` an open bound unless `finite`)."""
+    """A year as a float: a number or numeric string, never NaN (`'inf'` an open bound unless `finite`)."""
     try:
         if value is None or isinstance(value, bool):
             raise TypeError
@@ -88,8 +88,8 @@ def year(value, what, finite=False):
     except (TypeError, ValueError, OverflowError):
         raise ValueError(f"{what} must be a year as a number (e.g. 1994.0{'' if finite else ', or inf'}), "
                          f"found {value!r:.60}") from None
-    if finite and not math.isfinite(number):
-        raise ValueError(f"{what} must be a finite year (e.g. 1994.0), found {value!r}")
+    if number != number or finite and not math.isfinite(number):
+        raise ValueError(f"{what} must be a {'finite ' if finite else ''}year (e.g. 1994.0), found {value!r}")
     return number
 
 
@@ -155,10 +155,12 @@ def check_evidence(evidence, space, where):
                 s, r, o, start, end = item  # ValueError unless 5 fields
             else:
                 raise TypeError
+            t_start, t_end = float(start), float(end)
+            span = abs(t_start) + abs(t_end)  # NaN exactly when a time is NaN (infinite bounds are fine)
             if not (isinstance(s, str) and isinstance(r, str) and isinstance(o, str)) or \
-                    start.__class__ is bool or end.__class__ is bool:
+                    bool in (start.__class__, end.__class__) or span != span:
                 raise TypeError
-            yield (s, r, o), float(start), float(end)
+            yield (s, r, o), t_start, t_end
         except (KeyError, TypeError, ValueError, OverflowError):
             raise _evidence_error(item, j, space, where) from None
 
