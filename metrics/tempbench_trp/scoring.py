@@ -11,11 +11,10 @@ Definitions (Caldarini, TempBench, CIKM '26; reference scorer `tempbench_eval.py
     CCR       = mean CCR over all questions;  coverage = share of questions that retrieved anything
 
 Step 1, `item_stats`, checks each question and its evidence (`check_question`, `check_evidence`),
-then applies the formula (`stats`) on the checked values: one `ItemStats` per question, the
-reference's row field for field. Step 2, `aggregate` (or `Aggregator` when streaming), gives the
-corpus numbers from those statistics alone, so slices, streaming and resampling never re-score.
-Quirks of the reference are kept on purpose (see README.md, "Limitations and bias"); what we do
-differently is an error where the reference would silently score zero or crash without saying where.
+then applies the formula (`stats`): one `ItemStats` per question, the reference's row. Step 2,
+`aggregate` (or `Aggregator` when streaming), gives the corpus numbers from those alone. The
+reference's quirks are kept (README.md, "Limitations and bias"); where it would silently score
+zero or crash without saying where, we raise a clear error.
 """
 
 import dataclasses
@@ -102,15 +101,15 @@ def check_question(question, space="label"):
     gold = question.get("S_star")
     if not isinstance(gold, (list, tuple)):
         raise TypeError(f"{where}: S_star must be a list of gold triples, found {type(gold).__name__}")
-    chosen = _gold_triples(gold, SPACES[space], where, required=True)
-    other = _gold_triples(gold, SPACES[_OTHER_SPACE[space]], where, required=False)
+    chosen = _gold_triples(gold, space, where, required=True)
+    other = _gold_triples(gold, _OTHER_SPACE[space], where, required=False)
     return Question(question.get("id"), question.get("complexity"), question.get("operator_type"), t_query,
                     chosen, other, space, where)
 
 
-def _gold_triples(gold, keys, where, required):
-    """Distinct gold (s, r, o) under `keys`; a triple without them is an error only when `required`."""
-    triples = set()
+def _gold_triples(gold, space, where, required):
+    """Distinct gold (s, r, o) in `space`; a triple without them is an error only when `required`."""
+    keys, triples = SPACES[space], set()
     for i, triple in enumerate(gold):
         if not isinstance(triple, dict):
             raise TypeError(f"{where}: S_star[{i}] must be a dict, found {type(triple).__name__}")
@@ -118,20 +117,17 @@ def _gold_triples(gold, keys, where, required):
         if isinstance(s, str) and isinstance(r, str) and isinstance(o, str):
             triples.add(values)
         elif required or any(v is not None and not isinstance(v, str) for v in values):
-            raise _gold_error(triple, i, keys, where)
+            raise _gold_error(triple, i, space, where)
     return frozenset(triples)
 
 
-def _gold_error(triple, i, keys, where):
+def _gold_error(triple, i, space, where):
+    keys = SPACES[space]
     values = tuple(triple.get(k) for k in keys)
     if any(v is not None and not isinstance(v, str) for v in values):
         return TypeError(f"{where}: S_star[{i}] {', '.join(keys)} must be strings, found {values!r:.80}")
-    return ValueError(f"{where}: S_star[{i}] needs {', '.join(keys)} for space {_space_of(keys)!r}, "
+    return ValueError(f"{where}: S_star[{i}] needs {', '.join(keys)} for space {space!r}, "
                       f"found {sorted(map(str, triple))}")
-
-
-def _space_of(keys):
-    return next(name for name, space_keys in SPACES.items() if space_keys == keys)
 
 
 def _check_list(evidence, where):

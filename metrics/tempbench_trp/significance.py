@@ -1,22 +1,17 @@
 """How sure a TempBench number is: bootstrap intervals and paired tests over questions.
 
-TempBench's own guidance is to read the *gap* between retrievers (TRP's absolute scale is low by
-construction); `paired_test` says whether a gap is larger than the question sample explains.
-The unit is the question: each question's `scoring.ItemStats` becomes one row of numbers, and
-the headline numbers are functions of column sums over a sample:
+TempBench asks to read the *gap* between retrievers; `paired_test` says whether a gap is larger
+than the question sample explains. Each question's `scoring.ItemStats` becomes one row of numbers,
+and the headline numbers are functions of column sums over a sample:
 
     coverage  = sum(retrieved) / n                retrieved: the question retrieved anything
     TRP_macro = sum(TRP_q over retrieved) / sum(retrieved)      (0.0 when nothing was retrieved)
     TRP_micro = sum(hits) / sum(n_ret)                          (0.0 when nothing was retrieved)
     CCR       = sum(CCR_q) / n
 
-(the two 0.0 cases are the reference scorer's quirk, kept in every resample). Slices (complexity,
-operator) are resampled within the slice. The point estimates are always `scoring.aggregate`'s
-parity numbers; only intervals and p-values come from resampling (`benchscore.core.resampling`).
-
-    stats = item_stats(questions, evidences)
-    confidence_intervals(stats)              # {"TRP_macro": {"estimate", "low", "high"}, ...}
-    paired_test(stats_bm25, stats_dense)     # difference, interval, p-values per number
+(the 0.0 cases are the reference's quirk, kept in every resample). Slices are resampled within the
+slice. Point estimates are `scoring.aggregate`'s parity numbers; intervals and p-values come from
+`benchscore.core.resampling`: `confidence_intervals(stats)`, `paired_test(stats_a, stats_b)`.
 """
 
 import numpy as np
