@@ -576,3 +576,17 @@ def test_nothing_to_score_is_said_not_silent():
     assert result["warnings"] == ["no question was scored: every rate is undefined (None)"]
     result = scoring.score([Q], [[GOLD]], functional_ids=["not-q1"])
     assert result["n_questions"] == 0 and result["warnings"]
+
+
+def test_error_messages_stay_short_whatever_the_input(tmp_path):
+    questions, evidence = tmp_path / "q.jsonl", tmp_path / "e.jsonl"
+    huge = "x" * 100_000
+    questions.write_text(json.dumps(dict(Q, id=huge)) + "\n", encoding="utf-8")
+    evidence.write_text(json.dumps({"id": "other", "evidence": []}) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="no evidence line for id") as err:
+        files.score_files(questions, evidence)
+    assert len(str(err.value)) < 500
+    evidence.write_text(json.dumps({"id": huge, "evidence": [dict(GOLD, **{f"k{i}": i for i in range(5000)}, s=None)]}) + "\n")
+    with pytest.raises(ValueError) as err:
+        files.score_files(questions, evidence)
+    assert len(str(err.value)) < 1000

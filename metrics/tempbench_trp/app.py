@@ -42,7 +42,7 @@ def _top_k(value):
     except (TypeError, ValueError):
         number = math.nan
     if not number.is_integer() or number < 0:
-        raise gr.Error(f"top-k is {value!r}; expected a whole number of triples, 0 for no cut")
+        raise gr.Error(f"top-k is {value!r:.80}; expected a whole number of triples, 0 for no cut")
     return int(number) or None
 
 
@@ -69,7 +69,7 @@ def _year(value, number, name, finite=False):
         return scoring.year(value, name, finite)
     except ValueError:
         expected = "a finite year such as 1994" if finite else "a year such as 1994 (or inf)"
-        raise gr.Error(f"table row {number}: {name} is {value!r}; expected {expected}") from None
+        raise gr.Error(f"table row {number}: {name} is {value!r:.80}; expected {expected}") from None
 
 
 def _table_questions(rows):
@@ -81,12 +81,12 @@ def _table_questions(rows):
         if empty:
             raise gr.Error(f"table row {number}: {empty} is empty; expected a value in every row")
         if cells["role"] not in ROLES:
-            raise gr.Error(f"table row {number}: role is {cells['role']!r}; expected 'gold' or 'retrieved'")
+            raise gr.Error(f"table row {number}: role is {cells['role']!r:.80}; expected 'gold' or 'retrieved'")
         t_query = _year(cells["t_query"], number, "t_query", finite=True)
         question = questions.setdefault(cells["question"], {"id": cells["question"], "t_query": t_query, "S_star": []})
         if question["t_query"] != t_query:
             raise gr.Error(f"table row {number}: t_query {cells['t_query']} differs from {question['t_query']:g} "
-                           f"given earlier for question {cells['question']!r}; a question has one t_query")
+                           f"given earlier for question {cells['question']!r:.80}; a question has one t_query")
         triple = {name: cells[name] for name in ("s", "r", "o")}
         triple.update(t_start=_year(cells["t_start"], number, "t_start"), t_end=_year(cells["t_end"], number, "t_end"))
         if cells["role"] == "gold":

@@ -74,7 +74,7 @@ def _triple(raw, path, where, extra):
     prefix = f"{path}."
     triple = {key: _string(raw, key, where, prefix) for key in TRIPLE_STRINGS}
     if None in (triple["s"], triple["r"], triple["o"]) and None in (triple["s_id"], triple["r_id"], triple["o_id"]):
-        raise ValueError(f"{where}: {path} has neither s, r, o nor s_id, r_id, o_id (keys: {sorted(raw)})")
+        raise ValueError(f"{where}: {path} has neither s, r, o nor s_id, r_id, o_id (keys: {sorted(raw)!s:.200})")
     for key in TRIPLE_TIMES:
         value = raw.get(key)
         triple[key] = None if value is None else scoring.year(value, f"{where}: {path}.{key}")
@@ -96,7 +96,7 @@ def iter_questions(path, split=None):
         raise at_line(path, 1, f"the file has no questions; expected {QUESTION} per line")
     if not n_selected:
         found = ", ".join(sorted(map(str, splits)))
-        raise at_line(path, 1, f"no question has split {split!r} (splits found: {found}); expected at least one")
+        raise at_line(path, 1, f"no question has split {split!r} (splits found: {found:.200}); expected at least one")
 
 
 def read_references(path, split=None):
@@ -117,7 +117,7 @@ def read_functional_ids(path, flag=None):
         if not isinstance(record, dict) or not isinstance(record.get("id"), str):
             raise at_line(path, number, f"found {record!r:.80}; expected an object with a string 'id'")
         if flag is not None and flag not in record:
-            raise at_line(path, number, f"no field {flag!r} (fields: {sorted(record)}); expected it with --functional-flag")
+            raise at_line(path, number, f"no field {flag!r} (fields: {sorted(record)!s:.200}); expected it with --functional-flag")
         if flag is None or record[flag]:
             ids.append(record["id"])
     return ids
@@ -144,7 +144,7 @@ class _Evidence:
     def _next(self):
         for number, record in self.records:
             if "id" not in record or "evidence" not in record:
-                raise at_line(self.path, number, f"found the fields {sorted(record)}; expected {EVIDENCE}")
+                raise at_line(self.path, number, f"found the fields {sorted(record)!s:.200}; expected {EVIDENCE}")
             if not isinstance(record["id"], str):
                 raise at_line(self.path, number, f"the id is {record['id']!r:.80}; expected a string id")
             self.n_read += 1
@@ -250,9 +250,9 @@ def _missing(questions_path, number, question_id, evidence):
         if earlier >= number:
             break
         if record.get("id") == question_id:
-            return at_line(questions_path, number, f"duplicate question id {question_id!r} (first on line "
+            return at_line(questions_path, number, f"duplicate question id {question_id!r:.80} (first on line "
                                                    f"{earlier}); expected each question once")
-    return at_line(questions_path, number, f"no evidence line for id {question_id!r} in {evidence.path}; "
+    return at_line(questions_path, number, f"no evidence line for id {question_id!r:.80} in {evidence.path}; "
                                            "expected one per question")
 
 

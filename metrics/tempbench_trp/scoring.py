@@ -70,11 +70,11 @@ class Question(typing.NamedTuple):
 def check_options(space="label", top_k=None, dedup=False):
     """The (s, r, o) keys of `space`, once `top_k` and `dedup` are known to be valid."""
     if not isinstance(space, str) or space not in SPACES:
-        raise ValueError(f"space must be 'label' or 'id', found {space!r}")
+        raise ValueError(f"space must be 'label' or 'id', found {space!r:.80}")
     if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1):
-        raise ValueError(f"top_k must be a positive int or None, found {top_k!r}")
+        raise ValueError(f"top_k must be a positive int or None, found {top_k!r:.80}")
     if not isinstance(dedup, bool):
-        raise TypeError(f"dedup must be True or False, found {dedup!r}")
+        raise TypeError(f"dedup must be True or False, found {dedup!r:.80}")
     return SPACES[space]
 
 
@@ -88,7 +88,7 @@ def year(value, what, finite=False):
         raise ValueError(f"{what} must be a year as a number (e.g. 1994.0{'' if finite else ', or inf'}), "
                          f"found {value!r:.60}") from None
     if number != number or finite and not math.isfinite(number):
-        raise ValueError(f"{what} must be a {'finite ' if finite else ''}year (e.g. 1994.0), found {value!r}")
+        raise ValueError(f"{what} must be a {'finite ' if finite else ''}year (e.g. 1994.0), found {value!r:.60}")
     return number
 
 
@@ -127,7 +127,7 @@ def _gold_error(triple, i, space, where):
     if any(v is not None and not isinstance(v, str) for v in values):
         return TypeError(f"{where}: S_star[{i}] {', '.join(keys)} must be strings, found {values!r:.80}")
     return ValueError(f"{where}: S_star[{i}] needs {', '.join(keys)} for space {space!r}, "
-                      f"found {sorted(map(str, triple))}")
+                      f"found {sorted(map(str, triple))!s:.200}")
 
 
 def _check_list(evidence, where):
@@ -180,7 +180,7 @@ def _lacks(item, missing, space, where, j):
     other = _OTHER_SPACE[space]
     hint = f" (it is in {other} space: score with space={other!r})" if all(k in item for k in SPACES[other]) else ""
     return ValueError(f"{where}: evidence[{j}] lacks {', '.join(missing)} for space {space!r}{hint}; "
-                      f"it has {sorted(map(str, item))}")
+                      f"it has {sorted(map(str, item))!s:.200}")
 
 
 def _evidence_error(item, j, space, where):

@@ -86,7 +86,7 @@ def check_same_questions(stats_a, stats_b):
                          "a paired test needs both scored on the same questions")
     for index, (a, b) in enumerate(zip(stats_a, stats_b)):
         if (a.id, a.n_gold) != (b.id, b.n_gold):
-            raise ValueError(f"question {index}: id {a.id!r} with {a.n_gold} gold triples in run A but {b.id!r} with "
+            raise ValueError(f"question {index}: id {a.id!r:.80} with {a.n_gold} gold triples in run A but {b.id!r:.80} with "
                              f"{b.n_gold} in run B; expected the same questions in the same order")
 
 
