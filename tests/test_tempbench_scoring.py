@@ -365,7 +365,7 @@ def test_functional_subset_restricts_and_is_in_the_signature():
     assert result["signature"].endswith("|subset:functional-3-" + result["signature"][-8:])
     assert scoring.signature(functional_ids=["b", "a"]) == scoring.signature(functional_ids=["a", "b", "a"])
     assert scoring.signature(functional_ids=["a"]) != scoring.signature(functional_ids=["b"])
-    with pytest.raises(TypeError, match="not one string"):
+    with pytest.raises(TypeError, match=r"functional_ids must be a collection of question ids \(strings\), found .ex-1."):
         scoring.score(questions, evidence, functional_ids="ex-1")
 
 
@@ -590,3 +590,10 @@ def test_error_messages_stay_short_whatever_the_input(tmp_path):
     with pytest.raises(ValueError) as err:
         files.score_files(questions, evidence)
     assert len(str(err.value)) < 1000
+
+
+def test_functional_ids_that_are_not_ids_are_refused():
+    for bad in ([["ex-1"]], 5):
+        with pytest.raises(TypeError, match="functional_ids must be a collection of question ids"):
+            scoring.signature(functional_ids=bad)
+    assert "|subset:functional-2-" in scoring.signature(functional_ids=[1, "1"])  # mixed types sort as text

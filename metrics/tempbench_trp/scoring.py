@@ -374,17 +374,21 @@ def signature(space="label", top_k=None, dedup=False, functional_ids=None):
         subset = "all"
     else:
         # The id list itself changes the numbers: name it by size and content.
-        ids = sorted(set(_functional_ids(functional_ids)))
-        digest = hashlib.sha256("\n".join(map(str, ids)).encode("utf-8")).hexdigest()[:8]
+        ids = sorted(map(str, _functional_ids(functional_ids)))
+        digest = hashlib.sha256("\n".join(ids).encode("utf-8")).hexdigest()[:8]
         subset = f"functional-{len(ids)}-{digest}"
     return (f"tempbench_trp|version:{VERSION}|benchscore:{benchscore.__version__}|space:{space}"
             f"|top_k:{top_k if top_k else 'none'}|dedup:{'yes' if dedup else 'no'}|subset:{subset}")
 
 
 def _functional_ids(functional_ids):
-    if isinstance(functional_ids, (str, bytes)):
-        raise TypeError("functional_ids must be a collection of question ids, not one string")
-    return frozenset(functional_ids)
+    try:
+        if isinstance(functional_ids, (str, bytes)):
+            raise TypeError
+        return frozenset(functional_ids)
+    except TypeError:
+        raise TypeError(f"functional_ids must be a collection of question ids (strings), found "
+                        f"{functional_ids!r:.80}") from None
 
 
 def subset_filter(functional_ids):
