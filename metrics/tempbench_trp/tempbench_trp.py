@@ -101,7 +101,8 @@ def _gc_paused():
 
     evaluate's `add_batch`/`compute` build tens of thousands of long-lived lists and dicts; each
     full collection rescans them all, which took 3-4x the whole compute time on 10k questions
-    (`scripts/bench_tempbench.py`). Nothing here makes reference cycles.
+    (`scripts/bench_tempbench.py`). Reference counting still frees everything as usual; the few
+    cycles made meanwhile (e.g. by an exception) are collected once the collector runs again.
     """
     enabled = gc.isenabled()
     gc.disable()
