@@ -44,7 +44,7 @@ def question_record(raw, where):
     missing = [field for field in REQUIRED if raw.get(field) is None]
     if missing:
         raise ValueError(f"{where}: missing {', '.join(missing)}; a TempBench question needs {', '.join(REQUIRED)}")
-    record = {field: _string(raw, field, where) for field in STRINGS}
+    record = _strings(raw, STRINGS, where)
     record["t_query"] = scoring.year(raw["t_query"], f"{where}: t_query", finite=True)
     extra = {key: value for key, value in raw.items() if key not in FIELDS}
     for field in TRIPLE_FIELDS:
@@ -53,11 +53,13 @@ def question_record(raw, where):
     return record
 
 
-def _string(raw, field, where, path=""):
-    value = raw.get(field)
-    if value is not None and not isinstance(value, str):
-        raise ValueError(f"{where}: {path}{field} must be a string, found {value!r:.80}")
-    return value
+def _strings(raw, fields, where, path=""):
+    """{field: its string, or None} for `fields` of `raw` (one call per record or triple: this runs per line)."""
+    values = {field: raw.get(field) for field in fields}
+    for field, value in values.items():
+        if value is not None and not isinstance(value, str):
+            raise ValueError(f"{where}: {path}{field} must be a string, found {value!r:.80}")
+    return values
 
 
 def _triples(triples, field, where, extra):
@@ -71,8 +73,7 @@ def _triples(triples, field, where, extra):
 def _triple(raw, path, where, extra):
     if not isinstance(raw, dict):
         raise ValueError(f"{where}: {path} must be an object with s, r, o and/or s_id, r_id, o_id, found {raw!r:.80}")
-    prefix = f"{path}."
-    triple = {key: _string(raw, key, where, prefix) for key in TRIPLE_STRINGS}
+    triple = _strings(raw, TRIPLE_STRINGS, where, f"{path}.")
     if None in (triple["s"], triple["r"], triple["o"]) and None in (triple["s_id"], triple["r_id"], triple["o_id"]):
         raise ValueError(f"{where}: {path} has neither s, r, o nor s_id, r_id, o_id (keys: {sorted(raw)!s:.200})")
     for key in TRIPLE_TIMES:
