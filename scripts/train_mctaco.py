@@ -20,12 +20,11 @@ from benchscore.mctaco.loader import load_split
 from benchscore.mctaco.trainer import compute_metrics_for
 
 SHARED_DEV = common.SHARED / "data/mctaco/dev_3783.tsv"
-EXAMPLE = common.REPO / "metrics/mctaco/examples/example.tsv"
+DATA = SHARED_DEV if SHARED_DEV.exists() else common.REPO / "metrics/mctaco/examples/example.tsv"
 
 
 def main(argv=None):
-    data = SHARED_DEV if SHARED_DEV.exists() else EXAMPLE
-    parser = common.argument_parser(__doc__, data, "an MC-TACO TSV", epochs=3)
+    parser = common.argument_parser(__doc__, DATA, "an MC-TACO TSV", epochs=3)
     parser.add_argument("--rows", type=int, default=200, help="first N rows (0: all)")
     args = parser.parse_args(argv)
 
