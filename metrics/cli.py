@@ -18,6 +18,7 @@ COMMANDS = {
     "tempbench": ("tempbench_trp", "TempBench TRP, CCR and coverage (reference scorer)"),
     "webnlg": ("webnlg_rdf", "WebNLG+ 2020 text-to-RDF (official evaluation script)"),
     "tsver": ("tsver", "TSVer verdict accuracy, TSCS and Ev2R (official scorer)"),
+    "lm-eval-path": ("harness", "print the folder of benchscore's tasks for lm_eval --include_path"),
 }
 
 
