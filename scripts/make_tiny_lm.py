@@ -6,7 +6,7 @@ tokenizer trained on the given texts, and save both to a folder that `lm_eval --
     python scripts/make_tiny_lm.py /tmp/tiny-lm --train-webnlg 5     # also fit it a little on 5 entries
 
 Nothing is downloaded. The numbers such a model gets are wiring checks, not baselines. With
-`--train-webnlg N` the model is fitted for a few hundred steps on the prompts and references of the
+`--train-webnlg N` the model is fitted for a few dozen steps on the prompts and references of the
 first N English test entries, so that greedy decoding writes triple-like lines (a random model
 writes none, and every F1 would be 0): a test of the scoring path, and plainly not an evaluation.
 Needs the `trainer` extra (torch, transformers).
@@ -51,17 +51,25 @@ def tiny_causal_lm(tokenizer, seed=0):
     return GPT2LMHeadModel(config)
 
 
-def fit(model, tokenizer, texts, steps=300, learning_rate=1e-2, seed=0):
-    """A few hundred Adam steps on `texts` (one batch: all of them), so greedy decoding repeats them."""
+def fit(model, tokenizer, pairs, steps=60, learning_rate=1e-2, seed=0):
+    """A few dozen Adam steps on (prompt, continuation) pairs, all in one batch, the loss on the
+    continuations only, so that greedy decoding after a prompt repeats its continuation."""
     import torch
 
     torch.manual_seed(seed)
-    batch = tokenizer([text + EOS for text in texts], return_tensors="pt", padding=True)
-    labels = batch["input_ids"].masked_fill(batch["attention_mask"] == 0, -100)
+    rows = [(tokenizer(prompt)["input_ids"], tokenizer(continuation + EOS)["input_ids"]) for prompt, continuation in pairs]
+    width = max(len(p) + len(c) for p, c in rows)
+    input_ids = torch.full((len(rows), width), tokenizer.eos_token_id)
+    labels = torch.full((len(rows), width), -100)
+    attention_mask = torch.zeros((len(rows), width), dtype=torch.long)
+    for i, (p, c) in enumerate(rows):
+        input_ids[i, : len(p) + len(c)] = torch.tensor(p + c)
+        labels[i, len(p) : len(p) + len(c)] = torch.tensor(c)
+        attention_mask[i, : len(p) + len(c)] = 1
     optimizer = torch.optim.Adam(model.parameters(), lr=learning_rate)
     model.train()
     for _ in range(steps):
-        loss = model(**batch, labels=labels).loss
+        loss = model(input_ids=input_ids, attention_mask=attention_mask, labels=labels).loss
         loss.backward()
         optimizer.step()
         optimizer.zero_grad()
@@ -69,23 +77,28 @@ def fit(model, tokenizer, texts, steps=300, learning_rate=1e-2, seed=0):
     return float(loss.detach())
 
 
-def build(out_dir, texts, fit_texts=(), steps=300):
-    """Save a tiny causal LM and its tokenizer (trained on `texts`) to `out_dir`; fit it on `fit_texts`."""
-    tokenizer = byte_level_tokenizer(list(texts) + list(fit_texts))
+def build(out_dir, texts, fit_pairs=(), steps=60):
+    """Save a tiny causal LM and its tokenizer (trained on `texts`) to `out_dir`; fit it on
+    `fit_pairs` of (prompt, continuation)."""
+    tokenizer = byte_level_tokenizer(list(texts) + [p + c for p, c in fit_pairs])
     model = tiny_causal_lm(tokenizer)
-    if fit_texts:
-        fit(model, tokenizer, list(fit_texts), steps=steps)
+    if fit_pairs:
+        fit(model, tokenizer, list(fit_pairs), steps=steps)
     model.save_pretrained(out_dir)
     tokenizer.save_pretrained(out_dir)
     return out_dir
 
 
-def webnlg_fit_texts(n_entries, subset="en", data_dir=None):
-    """Few-shot prompt + entry + references, as the `webnlg_text2rdf` task writes them, for the first n entries."""
+def webnlg_fit_pairs(n_entries, subset="en", data_dir=None):
+    """(prompt, references) of the first n entries, the prompt as lm-eval builds it for
+    `webnlg_text2rdf` (description, the 3 few-shot examples, the entry)."""
     from benchscore.harness import tasks
 
+    language = "ru" if subset == "ru" else "en"
+    shots = "".join(tasks.webnlg_doc_to_text(shot) + "\n" + tasks.webnlg_doc_to_target(shot) + "\n\n"
+                    for shot in tasks.WEBNLG_FEWSHOT[language])
     docs = tasks.webnlg_dataset(subset, data_dir)["test"].select(range(n_entries))
-    return [tasks.WEBNLG_DESCRIPTION + tasks.webnlg_doc_to_text(doc) + "\n" + tasks.webnlg_doc_to_target(doc)
+    return [(tasks.WEBNLG_DESCRIPTION + shots + tasks.webnlg_doc_to_text(doc), "\n" + tasks.webnlg_doc_to_target(doc))
             for doc in docs]
 
 
@@ -104,8 +117,8 @@ def main(argv=None):
         path = pathlib.Path(args.webnlg_dir, "references", name)
         if path.exists():
             texts += path.read_text(encoding="utf-8").splitlines()
-    fit_texts = webnlg_fit_texts(args.train_webnlg, data_dir=args.webnlg_dir) if args.train_webnlg else ()
-    print(build(args.out_dir, texts, fit_texts))
+    fit_pairs = webnlg_fit_pairs(args.train_webnlg, data_dir=args.webnlg_dir) if args.train_webnlg else ()
+    print(build(args.out_dir, texts, fit_pairs))
 
 
 if __name__ == "__main__":
