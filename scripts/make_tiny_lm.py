@@ -90,15 +90,15 @@ def build(out_dir, texts, fit_pairs=(), steps=60):
 
 
 def webnlg_fit_pairs(n_entries, subset="en", data_dir=None):
-    """(prompt, references) of the first n entries, the prompt as lm-eval builds it for
-    `webnlg_text2rdf` (description, the 3 few-shot examples, the entry)."""
+    """(prompt, references) of the first n entries, the prompt as lm-eval and LightEval build it for
+    `webnlg_text2rdf` with 3 shots (description, the 3 few-shot examples, the entry)."""
     from benchscore.harness import tasks
 
     language = "ru" if subset == "ru" else "en"
-    shots = "".join(tasks.webnlg_doc_to_text(shot) + "\n" + tasks.webnlg_doc_to_target(shot) + "\n\n"
+    shots = "".join(tasks.webnlg_doc_to_text(shot) + " " + tasks.webnlg_doc_to_target(shot) + "\n\n"
                     for shot in tasks.WEBNLG_FEWSHOT[language])
     docs = tasks.webnlg_dataset(subset, data_dir)["test"].select(range(n_entries))
-    return [(tasks.WEBNLG_DESCRIPTION + shots + tasks.webnlg_doc_to_text(doc), "\n" + tasks.webnlg_doc_to_target(doc))
+    return [(tasks.WEBNLG_DESCRIPTION + shots + tasks.webnlg_doc_to_text(doc), " " + tasks.webnlg_doc_to_target(doc))
             for doc in docs]
 
 

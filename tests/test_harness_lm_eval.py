@@ -6,12 +6,9 @@ Skips without lm-eval (`pip install ".[lm-eval]"`), without the trainer extra (t
 transformers) and without ../shared's official files."""
 
 import glob
-import importlib.util
 import json
-import os
 import subprocess
 import sys
-from xml.sax.saxutils import escape
 
 import pytest
 
@@ -27,22 +24,15 @@ from benchscore.mctaco.significance import question_values  # noqa: E402
 from benchscore.mctaco.significance import statistic  # noqa: E402
 from benchscore.harness import tasks  # noqa: E402
 from benchscore.webnlg_rdf.loader import read_references  # noqa: E402
-from conftest import REPO  # noqa: E402
 from conftest import shared_path  # noqa: E402
+from harness_common import benchscore_cli  # noqa: E402
+from harness_common import offline_env  # noqa: E402
+from harness_common import tiny_model  # noqa: E402
+from harness_common import write_candidates  # noqa: E402
+from harness_common import write_references  # noqa: E402
 
 LIMIT = 24  # MC-TACO test: questions of 13, 5, 2 rows are whole, the 4th (6 rows) is cut after 4
-FIT_ENTRIES = 4  # the tiny model is fitted on the first WebNLG entries so that it writes some triples
 
-spec = importlib.util.spec_from_file_location("make_tiny_lm", REPO / "scripts" / "make_tiny_lm.py")
-make_tiny_lm = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(make_tiny_lm)
-
-
-def offline_env(**extra):
-    env = dict(os.environ, HF_HUB_OFFLINE="1", HF_EVALUATE_OFFLINE="1", HF_DATASETS_OFFLINE="1",
-               TOKENIZERS_PARALLELISM="false", DISABLE_MULTIPROC="1")
-    env.update(extra)
-    return env
 
 
 @pytest.fixture(scope="module")
@@ -51,9 +41,7 @@ def run(tmp_path_factory):
     mctaco_dir = shared_path("data", "mctaco")
     webnlg_dir = shared_path("data", "webnlg")
     tmp = tmp_path_factory.mktemp("lm_eval")
-    texts = [line for row in read_tsv(mctaco_dir / "test_9442.tsv")[:LIMIT] for line in row.values()]
-    model_dir = make_tiny_lm.build(str(tmp / "tiny"), texts,
-                                   make_tiny_lm.webnlg_fit_pairs(FIT_ENTRIES, data_dir=str(webnlg_dir)))
+    model_dir = tiny_model(tmp_path_factory)
     include = subprocess.run([sys.executable, "-m", "benchscore", "lm-eval-path"], capture_output=True, text=True,
                              check=True).stdout.strip()
     command = [sys.executable, "-m", "lm_eval", "--include_path", include,
@@ -71,12 +59,6 @@ def run(tmp_path_factory):
             samples[task] = sorted((json.loads(line) for line in f), key=lambda s: s["doc_id"])
     with open(results_file, encoding="utf-8") as f:
         return json.load(f)["results"], samples, mctaco_dir, webnlg_dir, tmp
-
-
-def benchscore_cli(*args):
-    done = subprocess.run([sys.executable, "-m", "benchscore", *args], capture_output=True, text=True, env=offline_env())
-    assert done.returncode == 0, done.stderr
-    return done.stdout
 
 
 def test_mc_taco_official_equals_benchscore_mctaco(run):
@@ -112,22 +94,6 @@ def test_mc_taco_official_equals_benchscore_mctaco(run):
     assert result["f1_stderr,none"] == float(draws["f1"].std(ddof=1))
 
 
-def _write_references(path, entries):
-    body = "".join(
-        f'<entry category="{escape(e["category"] or "")}" eid="{escape(e["eid"] or "")}" size="{e["size"]}">'
-        "<modifiedtripleset>" + "".join(f"<mtriple>{escape(t)}</mtriple>" for t in e["triples"])
-        + "</modifiedtripleset></entry>\n" for e in entries)
-    path.write_text(f"<?xml version='1.0' encoding='utf-8'?>\n<benchmark><entries>\n{body}</entries></benchmark>\n",
-                    encoding="utf-8")
-
-
-def _write_candidates(path, triples_per_entry):
-    body = "".join("<entry><generatedtripleset>" + "".join(f"<gtriple>{escape(t)}</gtriple>" for t in triples)
-                   + "</generatedtripleset></entry>\n" for triples in triples_per_entry)
-    path.write_text(f"<?xml version='1.0' encoding='utf-8'?>\n<benchmark><entries>\n{body}</entries></benchmark>\n",
-                    encoding="utf-8")
-
-
 def test_webnlg_text2rdf_equals_benchscore_webnlg(run):
     results, samples, _, webnlg_dir, tmp = run
     result = results["webnlg_text2rdf"]
@@ -144,8 +110,8 @@ def test_webnlg_text2rdf_equals_benchscore_webnlg(run):
         unparseable += bad_lines
         unscorable += dropped
     assert sum(map(len, candidates)) > 0, "the fitted tiny model should write some triples"
-    _write_references(tmp / "ref.xml", references)
-    _write_candidates(tmp / "cand.xml", candidates)
+    write_references(tmp / "ref.xml", references)
+    write_candidates(tmp / "cand.xml", candidates)
     benchscore_cli("webnlg", str(tmp / "ref.xml"), str(tmp / "cand.xml"), str(tmp / "webnlg.json"), "--no-progress")
     official = json.loads((tmp / "webnlg.json").read_text())
     assert result["strict_f1,none"] == official["Total_scores"]["Strict"]["F1"]
