@@ -10,6 +10,7 @@ import json
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 pytest.importorskip("lm_eval", reason="lm-eval is not installed (pip install '.[lm-eval]')")
@@ -24,6 +25,9 @@ from benchscore.mctaco.significance import question_values  # noqa: E402
 from benchscore.mctaco.significance import statistic  # noqa: E402
 from benchscore.harness import tasks  # noqa: E402
 from benchscore.webnlg_rdf.loader import read_references  # noqa: E402
+from benchscore.webnlg_rdf.scoring import entry_stats  # noqa: E402
+from benchscore.webnlg_rdf.significance import entry_values  # noqa: E402
+from benchscore.webnlg_rdf.significance import statistic as webnlg_statistic  # noqa: E402
 from conftest import shared_path  # noqa: E402
 from harness_common import benchscore_cli  # noqa: E402
 from harness_common import offline_env  # noqa: E402
@@ -120,4 +124,9 @@ def test_webnlg_text2rdf_equals_benchscore_webnlg(run):
     assert result["ent_type_f1,none"] == official["Total_scores"]["Ent_type"]["F1"]
     assert result["triple_f1,none"] == official["Exact_match"]["F1"]
     assert result["partial_f1,none"] > 0  # not a trivial all-zero equality
+    # The standard errors: benchscore's bootstrap over the entries' statistics (not lm-eval's "N/A").
+    stats = [entry_stats(r["triples"], c) for r, c in zip(references, candidates)]
+    draws = bootstrap_samples(entry_values(stats), webnlg_statistic, 1000, 12345)
+    for scheme in ("Strict", "Exact", "Partial", "Ent_type"):
+        assert result[f"{scheme.lower()}_f1_stderr,none"] == float(np.nanstd(draws[f"{scheme}_F1"], ddof=1))
     assert (result["unparseable_lines,none"], result["unscorable_triples,none"]) == (unparseable, unscorable)

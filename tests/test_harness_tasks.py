@@ -66,6 +66,7 @@ def test_webnlg_aggregations_equal_the_cli_on_a_recorded_submission(tmp_path):
     assert tasks.webnlg_partial_f1(items) == expected["Total_scores"]["Partial"]["F1"]
     assert tasks.webnlg_ent_type_f1(items) == expected["Total_scores"]["Ent_type"]["F1"]
     assert tasks.webnlg_triple_f1(items) == expected["Exact_match"]["F1"]
+    assert 0.005 < tasks.webnlg_strict_f1_stderr(items) < 0.1 and 0.005 < tasks.webnlg_partial_f1_stderr(items) < 0.1
 
 
 def test_webnlg_documents_are_the_entries_with_their_one_lexicalisation():

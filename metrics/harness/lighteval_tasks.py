@@ -21,7 +21,8 @@ goes to LightEval's own loader unchanged. Nothing is downloaded.
 Metrics: each task has one `CorpusLevelMetricGrouping` whose corpus function returns all of its
 numbers as a dict. LightEval computes no standard error for a corpus metric that returns a dict;
 otherwise it would bootstrap our corpus function over *documents* (MC-TACO candidates, breaking
-questions apart) in a process pool. `em_stderr`/`f1_stderr` are ours, over whole questions.
+questions apart) in a process pool. `em_stderr`/`f1_stderr` are ours, over whole questions, and
+so are WebNLG's `<scheme>_f1_stderr`, over entries.
 
 `--max-samples`: LightEval shuffles the documents (seed 42) before keeping the first N, so for
 MC-TACO the kept candidates rarely make whole questions; only whole questions are scored
@@ -145,7 +146,7 @@ def webnlg_numbers(items):
 
 webnlg_metric = CorpusLevelMetricGrouping(
     metric_name=list(tasks.WEBNLG_METRICS),
-    higher_is_better={name: name.endswith("_f1") for name in tasks.WEBNLG_METRICS},
+    higher_is_better={name: name.endswith("_f1") for name in tasks.WEBNLG_METRICS},  # stderrs and counts: lower
     category=SamplingMethod.GENERATIVE,
     sample_level_fn=WebNLGItem(),
     corpus_level_fn={name: webnlg_numbers for name in tasks.WEBNLG_METRICS},

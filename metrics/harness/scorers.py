@@ -19,6 +19,8 @@ from benchscore.mctaco.significance import statistic as mctaco_statistic
 from benchscore.webnlg_rdf.scoring import aggregate as webnlg_aggregate
 from benchscore.webnlg_rdf.scoring import entry_stats as webnlg_entry_stats
 from benchscore.webnlg_rdf.scoring import signature as webnlg_signature
+from benchscore.webnlg_rdf.significance import entry_values as webnlg_entry_values
+from benchscore.webnlg_rdf.significance import statistic as webnlg_statistic
 
 __all__ = [
     "mctaco_question_key",
@@ -28,6 +30,7 @@ __all__ = [
     "webnlg_entry_stats",
     "webnlg_aggregate",
     "webnlg_signature",
+    "webnlg_stderrs",
 ]
 
 
@@ -43,3 +46,11 @@ def mctaco_stderrs(predictions, references, question_keys, n_resamples=DEFAULT_R
     stats = mctaco_question_stats(predictions, references, question_keys)
     samples = bootstrap_samples(mctaco_question_values(stats), mctaco_statistic, n_resamples, seed)
     return {name: float(np.std(samples[name], ddof=1)) for name in ("em", "f1")}
+
+
+def webnlg_stderrs(stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED):
+    """Bootstrap standard errors of the Total_scores F1s {"Ent_type", "Partial", "Strict", "Exact"}
+    over entries (ddof=1; resamples where a number is undefined are left out), the draws of
+    `benchscore compare webnlg`. Exact_match is not resampled by benchscore, so it has none."""
+    samples = bootstrap_samples(webnlg_entry_values(stats), webnlg_statistic, n_resamples, seed)
+    return {scheme: float(np.nanstd(samples[f"{scheme}_F1"], ddof=1)) for scheme in ("Ent_type", "Partial", "Strict", "Exact")}

@@ -30,6 +30,7 @@ from .scorers import mctaco_scores
 from .scorers import mctaco_stderrs
 from .scorers import webnlg_aggregate
 from .scorers import webnlg_entry_stats
+from .scorers import webnlg_stderrs
 
 # =============================================================================================
 # MC-TACO
@@ -254,10 +255,24 @@ def _webnlg_result(entries):
     return webnlg_aggregate([_entry(references, candidates) for _, references, candidates in entries])
 
 
+@functools.lru_cache(maxsize=8)
+def _webnlg_stderrs(entries):
+    return webnlg_stderrs([_entry(references, candidates) for _, references, candidates in entries])
+
+
+def _entries_key(items):
+    items = sorted(items, key=lambda item: item["row"])
+    return tuple((i["row"], tuple(i["references"]), tuple(i["candidates"])) for i in items)
+
+
 def webnlg_result(items):
     """The official result dict (`benchscore webnlg`'s structure) over the items, in file order."""
-    items = sorted(items, key=lambda item: item["row"])
-    return _webnlg_result(tuple((i["row"], tuple(i["references"]), tuple(i["candidates"])) for i in items))
+    return _webnlg_result(_entries_key(items))
+
+
+def webnlg_stderr(items):
+    """{"Ent_type", "Partial", "Strict", "Exact"}: bootstrap standard errors of the Total_scores F1s."""
+    return _webnlg_stderrs(_entries_key(items))
 
 
 def webnlg_strict_f1(items):
@@ -281,6 +296,22 @@ def webnlg_triple_f1(items):
     return webnlg_result(items)["Exact_match"]["F1"]
 
 
+def webnlg_strict_f1_stderr(items):
+    return webnlg_stderr(items)["Strict"]
+
+
+def webnlg_exact_f1_stderr(items):
+    return webnlg_stderr(items)["Exact"]
+
+
+def webnlg_partial_f1_stderr(items):
+    return webnlg_stderr(items)["Partial"]
+
+
+def webnlg_ent_type_f1_stderr(items):
+    return webnlg_stderr(items)["Ent_type"]
+
+
 def webnlg_unparseable_lines(items):
     return sum(item["unparseable_lines"] for item in items)
 
@@ -295,6 +326,10 @@ WEBNLG_METRICS = {
     "partial_f1": webnlg_partial_f1,
     "ent_type_f1": webnlg_ent_type_f1,
     "triple_f1": webnlg_triple_f1,
+    "strict_f1_stderr": webnlg_strict_f1_stderr,
+    "exact_f1_stderr": webnlg_exact_f1_stderr,
+    "partial_f1_stderr": webnlg_partial_f1_stderr,
+    "ent_type_f1_stderr": webnlg_ent_type_f1_stderr,
     "unparseable_lines": webnlg_unparseable_lines,
     "unscorable_triples": webnlg_unscorable_triples,
 }
