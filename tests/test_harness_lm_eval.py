@@ -7,6 +7,7 @@ transformers) and without ../shared's official files."""
 
 import glob
 import json
+import os
 import subprocess
 import sys
 
@@ -130,3 +131,27 @@ def test_webnlg_text2rdf_equals_benchscore_webnlg(run):
     for scheme in ("Strict", "Exact", "Partial", "Ent_type"):
         assert result[f"{scheme.lower()}_f1_stderr,none"] == float(np.nanstd(draws[f"{scheme}_F1"], ddof=1))
     assert (result["unparseable_lines,none"], result["unscorable_triples,none"]) == (unparseable, unscorable)
+
+
+def _yaml(path):
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_multi_constructor("!", lambda loader, suffix, node: f"!{suffix} {node.value}")
+    with open(path, encoding="utf-8") as f:
+        return yaml.load(f, Loader=Loader)
+
+
+def test_mc_taco_official_has_lm_evals_mc_taco_prompt_choices_and_splits():
+    import lm_eval
+    from benchscore.harness import lm_eval_path
+
+    theirs = _yaml(os.path.join(os.path.dirname(lm_eval.__file__), "tasks", "mc_taco", "default.yaml"))
+    ours = _yaml(os.path.join(lm_eval_path(), "mc_taco_official", "mc_taco_official.yaml"))
+    for key in ("output_type", "validation_split", "test_split", "doc_to_text", "doc_to_target", "doc_to_choice",
+                "doc_to_decontamination_query"):
+        assert ours[key] == theirs[key], key
+    assert tasks.MCTACO_PROMPT.replace("{", "{{").replace("}", "}}") == theirs["doc_to_text"]
+    assert tasks.MCTACO_CHOICES == theirs["doc_to_choice"]
