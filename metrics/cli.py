@@ -15,13 +15,17 @@ from benchscore import BENCHMARKS
 
 # sub-command -> (folder, one-line help), from the registry
 COMMANDS = {b.name: (b.folder, f"{b.title}: {b.scores}") for b in BENCHMARKS.values()}
+# commands that are not a benchmark: name -> (sub-package of benchscore, one-line help)
+TOOLS = {
+    "lm-eval-path": ("harness", "print the folder of benchscore's tasks for lm_eval --include_path"),
+}
 
 
 def build_parser(command=None, bench=None):
     """The parser; only the named command's module is imported (a heavy or broken one stays out of the way)."""
     parser = argparse.ArgumentParser(prog="benchscore", description="Official benchmark scores, fast.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name, (folder, help_text) in COMMANDS.items():
+    for name, (folder, help_text) in {**COMMANDS, **TOOLS}.items():
         command_parser = sub.add_parser(name, help=help_text, description=help_text)
         if name == command:
             module = importlib.import_module(f"benchscore.{folder}.cli")

@@ -1,0 +1,54 @@
+"""lm-eval hooks of the `webnlg_text2rdf*` tasks; the logic is in `benchscore.harness.tasks`."""
+
+from benchscore.harness import tasks
+
+
+def load_en(data_dir=None, **_metadata):
+    return tasks.webnlg_dataset("en", data_dir)
+
+
+def load_en_seen(data_dir=None, **_metadata):
+    return tasks.webnlg_dataset("en_seen", data_dir)
+
+
+def load_en_unseen_entities(data_dir=None, **_metadata):
+    return tasks.webnlg_dataset("en_unseen_entities", data_dir)
+
+
+def load_en_unseen_categories(data_dir=None, **_metadata):
+    return tasks.webnlg_dataset("en_unseen_categories", data_dir)
+
+
+def load_ru(data_dir=None, **_metadata):
+    return tasks.webnlg_dataset("ru", data_dir)
+
+
+def fewshot_en():
+    return tasks.WEBNLG_FEWSHOT["en"]
+
+
+def fewshot_ru():
+    return tasks.WEBNLG_FEWSHOT["ru"]
+
+
+doc_to_text = tasks.webnlg_doc_to_text
+doc_to_target = tasks.webnlg_doc_to_target
+
+
+def process_results(doc, results):
+    item = tasks.webnlg_item(doc, results[0])
+    return {name: item for name in tasks.WEBNLG_METRICS}
+
+
+# The corpus aggregations: each function's result is reported under the metric of the same name.
+strict_f1 = tasks.webnlg_strict_f1
+exact_f1 = tasks.webnlg_exact_f1
+partial_f1 = tasks.webnlg_partial_f1
+ent_type_f1 = tasks.webnlg_ent_type_f1
+triple_f1 = tasks.webnlg_triple_f1
+strict_f1_stderr = tasks.webnlg_strict_f1_stderr
+exact_f1_stderr = tasks.webnlg_exact_f1_stderr
+partial_f1_stderr = tasks.webnlg_partial_f1_stderr
+ent_type_f1_stderr = tasks.webnlg_ent_type_f1_stderr
+unparseable_lines = tasks.webnlg_unparseable_lines
+unscorable_triples = tasks.webnlg_unscorable_triples
