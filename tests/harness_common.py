@@ -30,7 +30,7 @@ def tiny_model(tmp_path_factory):
     """The folder of a tiny GPT-2 (2 layers, hidden 32) with a byte-level BPE tokenizer trained on the
     first MC-TACO test rows and fitted on the first WebNLG entries; built once per session."""
     if "path" not in _built:
-        from benchscore.mctaco.loader import read_tsv
+        from benchscore.mctaco.files import read_references as read_tsv
 
         mctaco_dir, webnlg_dir = shared_path("data", "mctaco"), shared_path("data", "webnlg")
         texts = [field for row in read_tsv(mctaco_dir / "test_9442.tsv")[:MCTACO_ROWS] for field in row.values()]

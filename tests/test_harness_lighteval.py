@@ -21,8 +21,8 @@ pytest.importorskip("transformers", reason="the tiny model needs the trainer ext
 pyarrow_parquet = pytest.importorskip("pyarrow.parquet", reason="pyarrow (a datasets dependency) reads the details")
 
 from benchscore.harness import tasks  # noqa: E402
-from benchscore.mctaco.loader import read_tsv  # noqa: E402
-from benchscore.webnlg_rdf.loader import read_references  # noqa: E402
+from benchscore.mctaco.files import read_references as read_tsv  # noqa: E402
+from benchscore.webnlg_rdf.files import read_references  # noqa: E402
 from conftest import REPO  # noqa: E402
 from conftest import shared_path  # noqa: E402
 from harness_common import benchscore_cli  # noqa: E402

@@ -18,16 +18,16 @@ pytest.importorskip("lm_eval", reason="lm-eval is not installed (pip install '.[
 pytest.importorskip("transformers", reason="the tiny model needs the trainer extra (torch, transformers)")
 pytest.importorskip("torch", reason="the tiny model needs the trainer extra (torch, transformers)")
 
-from benchscore.mctaco.loader import read_tsv  # noqa: E402
-from benchscore.mctaco.resampling import bootstrap_samples  # noqa: E402
+from benchscore.mctaco.files import read_references as read_tsv  # noqa: E402
+from benchscore.core.resampling import bootstrap_samples  # noqa: E402
 from benchscore.mctaco.scoring import question_key  # noqa: E402
-from benchscore.mctaco.scoring import question_stats  # noqa: E402
-from benchscore.mctaco.significance import question_values  # noqa: E402
+from benchscore.mctaco.scoring import item_stats  # noqa: E402
+from benchscore.mctaco.significance import item_values  # noqa: E402
 from benchscore.mctaco.significance import statistic  # noqa: E402
 from benchscore.harness import tasks  # noqa: E402
-from benchscore.webnlg_rdf.loader import read_references  # noqa: E402
-from benchscore.webnlg_rdf.scoring import entry_stats  # noqa: E402
-from benchscore.webnlg_rdf.significance import entry_values  # noqa: E402
+from benchscore.webnlg_rdf.files import read_references  # noqa: E402
+from benchscore.webnlg_rdf.scoring import item_stats as webnlg_item_stats  # noqa: E402
+from benchscore.webnlg_rdf.significance import item_values as webnlg_item_values  # noqa: E402
 from benchscore.webnlg_rdf.significance import statistic as webnlg_statistic  # noqa: E402
 from conftest import shared_path  # noqa: E402
 from harness_common import benchscore_cli  # noqa: E402
@@ -93,8 +93,8 @@ def test_mc_taco_official_equals_benchscore_mctaco(run):
     # acc is lm-eval's per-candidate accuracy over all evaluated documents, cut question included
     assert result["acc,none"] == sum(p == rows[i]["label"] for i, p in enumerate(predictions)) / LIMIT
     # The standard errors: ours, from the per-question statistics (not lm-eval's "N/A").
-    stats = question_stats([predictions[i] for i in whole], [rows[i]["label"] for i in whole], [keys[i] for i in whole])
-    draws = bootstrap_samples(question_values(stats), statistic, 1000, 12345)
+    stats = item_stats([predictions[i] for i in whole], [rows[i]["label"] for i in whole], [keys[i] for i in whole])
+    draws = bootstrap_samples(item_values(stats), statistic, 1000, 12345)
     assert result["em_stderr,none"] == float(draws["em"].std(ddof=1))
     assert result["f1_stderr,none"] == float(draws["f1"].std(ddof=1))
 
@@ -126,8 +126,8 @@ def test_webnlg_text2rdf_equals_benchscore_webnlg(run):
     assert result["triple_f1,none"] == official["Exact_match"]["F1"]
     assert result["partial_f1,none"] > 0  # not a trivial all-zero equality
     # The standard errors: benchscore's bootstrap over the entries' statistics (not lm-eval's "N/A").
-    stats = [entry_stats(r["triples"], c) for r, c in zip(references, candidates)]
-    draws = bootstrap_samples(entry_values(stats), webnlg_statistic, 1000, 12345)
+    stats = [webnlg_item_stats(r["triples"], c) for r, c in zip(references, candidates)]
+    draws = bootstrap_samples(webnlg_item_values(stats), webnlg_statistic, 1000, 12345)
     for scheme in ("Strict", "Exact", "Partial", "Ent_type"):
         assert result[f"{scheme.lower()}_f1_stderr,none"] == float(np.nanstd(draws[f"{scheme}_F1"], ddof=1))
     assert (result["unparseable_lines,none"], result["unscorable_triples,none"]) == (unparseable, unscorable)

@@ -11,14 +11,13 @@ import pytest
 from benchscore.harness import lm_eval_path
 from benchscore.harness import official_files
 from benchscore.harness import tasks
-from benchscore.mctaco.cli import evaluate_files
-from benchscore.mctaco.loader import read_predictions
-from benchscore.mctaco.loader import read_tsv
+from benchscore.mctaco.files import read_references as read_tsv
+from benchscore.mctaco.files import score_files as mctaco_score_files
 from benchscore.mctaco.scoring import question_key
 from benchscore.mctaco.scoring import score as mctaco_score
 from benchscore.webnlg_rdf.cli import score_files
-from benchscore.webnlg_rdf.loader import read_candidates
-from benchscore.webnlg_rdf.loader import read_references
+from benchscore.webnlg_rdf.files import read_predictions as read_candidates
+from benchscore.webnlg_rdf.files import read_references
 from conftest import shared_path
 
 
@@ -92,9 +91,9 @@ def _items(rows, predictions):
 def test_mctaco_aggregations_equal_the_official_numbers_on_bert():
     folder = shared_path("data", "mctaco")
     rows = read_tsv(folder / "test_9442.tsv")
-    predictions = read_predictions(folder / "baseline_outputs" / "bert.norm.output.txt")
+    predictions = (folder / "baseline_outputs" / "bert.norm.output.txt").read_text(encoding="utf-8").split()
     items = _items(rows, predictions)[::-1]  # order must not matter
-    expected = evaluate_files(folder / "test_9442.tsv", folder / "baseline_outputs" / "bert.norm.output.txt")
+    expected = mctaco_score_files(folder / "test_9442.tsv", folder / "baseline_outputs" / "bert.norm.output.txt")
     assert (tasks.mctaco_em(items), tasks.mctaco_f1(items)) == (expected["em"], expected["f1"]) == (
         0.4271771771771772, 0.6993028476901907)
     assert tasks.mctaco_n_questions(items) == 1332 and tasks.mctaco_partial_questions(items) == 0
@@ -106,7 +105,7 @@ def test_bert_table_lm_eval_metrics_against_official():
     candidate pairs, sklearn's binary F1) on the official BERT predictions, and the official ones."""
     folder = shared_path("data", "mctaco")
     rows = read_tsv(folder / "test_9442.tsv")
-    predictions = read_predictions(folder / "baseline_outputs" / "bert.norm.output.txt")
+    predictions = (folder / "baseline_outputs" / "bert.norm.output.txt").read_text(encoding="utf-8").split()
     gold = [row["label"] == "yes" for row in rows]
     pred = [p == "yes" for p in predictions]
     tp = sum(g and p for g, p in zip(gold, pred))
