@@ -40,6 +40,14 @@ def build_parser(command=None, bench=None):
             module = importlib.import_module(f"benchscore.{folder}.significance")
             module.add_compare_arguments(bench_parser)
             bench_parser.set_defaults(run=module.run_compare)
+    # `benchscore data ...`: the official files (benchscore.data); not a metric folder.
+    data_help = "the official benchmark files: fetch (pinned, sha256-checked), list, path, import"
+    data_parser = sub.add_parser("data", help=data_help, description=data_help)
+    if command == "data":
+        from benchscore import data_cli
+
+        data_cli.add_arguments(data_parser)
+        data_parser.set_defaults(run=data_cli.run)
     return parser
 
 
