@@ -45,6 +45,8 @@ def evaluate_files(gold_path, predictions_path):
 
 
 def run(args):
+    from benchscore import data  # `official:<split>` -> the store's verified file (benchscore.data)
+    args.gold = data.resolve("mctaco", args.gold)
     result = evaluate_files(args.gold, args.predictions)
     if args.json:
         print(json.dumps(result, indent=2))

@@ -82,11 +82,17 @@ def _columns(rows, split):
 
 def load_split(path, split="validation"):
     """One TSV as a `datasets.Dataset` with the Hub dataset's features plus `question_id`."""
+    from benchscore import data  # `official:<split>` -> the store's verified file (benchscore.data)
+    path = data.resolve("mctaco", path)
     return datasets.Dataset.from_dict(_columns(read_tsv(path), split), features=FEATURES, split=split)
 
 
 def load_mctaco(validation=None, test=None):
-    """The official TSVs as a `datasets.DatasetDict` (`validation` = dev_3783.tsv, `test` = test_9442.tsv)."""
+    """The official TSVs as a `datasets.DatasetDict` (`validation` = dev_3783.tsv, `test` = test_9442.tsv).
+
+    With no paths, both official splits from the store (`official:dev`, `official:test`; see benchscore.data)."""
+    if validation is None and test is None:
+        validation, test = "official:dev", "official:test"
     paths = {"validation": validation, "test": test}
     if not any(paths.values()):
         raise ValueError("give the path of dev_3783.tsv (validation=...) and/or test_9442.tsv (test=...)")

@@ -137,5 +137,7 @@ def read_stats(gold_path, predictions_path):
 
 
 def run_compare(args):
+    from benchscore import data  # `official:<split>` -> the store's verified file (benchscore.data)
+    args.gold = data.resolve("mctaco", args.gold)
     stats = [read_stats(args.gold, path) for path in args.predictions]
     return report_comparison(args, stats, confidence_intervals, paired_test, signature("sentence+question"))

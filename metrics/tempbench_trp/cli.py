@@ -30,6 +30,9 @@ def add_arguments(parser):
 
 
 def run(args):
+    from benchscore import data  # `official:<split>` -> the store's verified file (benchscore.data)
+    args.questions, args.split = data.resolve_split("tempbench", args.questions, args.split)
+    args.functional = data.resolve("tempbench", args.functional)
     functional_ids = None
     if args.functional:
         functional_ids = read_functional_ids(args.functional, args.functional_flag)
@@ -40,6 +43,7 @@ def run(args):
                              dedup=args.dedup, functional_ids=functional_ids)
     except TypeError as err:  # a wrongly typed value in a file is an input error, reported in one line
         raise ValueError(str(err)) from None
+    result["signature"] += data.signature_part(args.questions)  # the Hub revision scored, if from the store
     if args.json:
         print(json.dumps(result, indent=2))
     else:

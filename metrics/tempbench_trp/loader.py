@@ -41,6 +41,8 @@ STRINGS = ("id", "question", "complexity", "operator_type", "split")
 
 def load_tempbench(path, split=None):
     """A `datasets.Dataset` of the questions in `path` (all, or those whose `split` equals `split`)."""
+    from benchscore import data  # `official:<split>` -> the store's verified file (benchscore.data)
+    path, split = data.resolve_split("tempbench", path, split)
     records = list(read_questions(path, split))
     return datasets.Dataset.from_list(records, features=FEATURES)
 

@@ -188,8 +188,10 @@ def read_rows(questions, evidence_path, space="label", top_k=None, dedup=False):
 
 def run_compare(args):
     from .scoring import signature
+    from benchscore import data  # `official:<split>` -> the store's verified file (benchscore.data)
+    args.questions, args.split = data.resolve_split("tempbench", args.questions, args.split)
 
     questions = read_questions(args.questions, args.split)
     rows = [read_rows(questions, path, args.space, args.top_k, args.dedup) for path in args.predictions]
     return report_comparison(args, rows, confidence_intervals, paired_test,
-                             signature(args.space, args.top_k, args.dedup))
+                             signature(args.space, args.top_k, args.dedup) + data.signature_part(args.questions))

@@ -138,6 +138,8 @@ def table_lines(result):
 
 
 def run(args):
+    from benchscore import data  # `official:<split>` -> the store's verified file (benchscore.data)
+    args.gold = data.resolve("tsver", args.gold)
     judge = _judge(args)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

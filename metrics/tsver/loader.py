@@ -54,6 +54,8 @@ def prediction(aligned):
 
 def gold_dataset(path):
     """tsver_{test,dev}.jsonl -> Dataset with FEATURES (validated by `scoring.read_gold`)."""
+    from benchscore import data  # `official:<split>` -> the store's verified file (benchscore.data)
+    path = data.resolve("tsver", path)
     rows = [{"claim": r["Claim"], "claimant": r.get("Claimant"), "date": r.get("Date"), "publisher": r.get("Publisher"),
              "url": r.get("URL"), **reference(r)} for r in read_gold(path)]
     return datasets.Dataset.from_list(rows, features=FEATURES)
@@ -61,11 +63,15 @@ def gold_dataset(path):
 
 def load_tsver(data_dir, splits=("test", "dev")):
     """The gold splits of a TSVer data folder (holding tsver_<split>.jsonl) as a DatasetDict."""
+    from benchscore import data  # `official:<split>` -> the store's verified file (benchscore.data)
+    data_dir = data.resolve("tsver", data_dir)  # "official:" is the store's data/ folder
     return datasets.DatasetDict({s: gold_dataset(os.path.join(data_dir, f"tsver_{s}.jsonl")) for s in splits})
 
 
 def predictions_dataset(predictions_path, gold_path):
     """A prediction JSONL aligned to the gold file (official alignment) as a Dataset of `predictions`."""
+    from benchscore import data  # `official:<split>` -> the store's verified file (benchscore.data)
+    gold_path = data.resolve("tsver", gold_path)
     claims = [r["Claim"] for r in read_gold(gold_path)]
     return datasets.Dataset.from_list([prediction(p) for p in read_predictions(predictions_path, claims)],
                                       features=PREDICTION_FEATURES)
@@ -74,6 +80,8 @@ def predictions_dataset(predictions_path, gold_path):
 def load_time_series(data_dir, series_id):
     """time_series/csv/<series_id>.csv as a Dataset: "Date" (int year) and one float column per
     country code (None where empty). For systems; the metric does not need the tables."""
+    from benchscore import data  # `official:<split>` -> the store's verified file (benchscore.data)
+    data_dir = data.resolve("tsver", data_dir)  # "official:time_series": the store's data/ with the CSVs
     path = os.path.join(data_dir, "time_series", "csv", f"{series_id}.csv")
     if not os.path.exists(path):
         raise ValueError(f"no time series {series_id!r}: {path} does not exist")

@@ -233,6 +233,8 @@ def read_stats(gold_path, predictions_path, ev2r_path=None):
 
 def run_compare(args):
     from .scoring import signature
+    from benchscore import data  # `official:<split>` -> the store's verified file (benchscore.data)
+    args.gold = data.resolve("tsver", args.gold)
 
     ev2r = args.ev2r or [None] * len(args.predictions)
     if len(ev2r) != len(args.predictions):

@@ -112,6 +112,8 @@ def format_table(result, by=()):
 
 
 def run(args):
+    from benchscore import data  # `official:<split>` -> the store's verified file (benchscore.data)
+    args.reference = data.resolve("webnlg", args.reference)
     result = score_files(args.reference, args.candidate, by=args.by, progress=not args.no_progress)
     if args.output:
         official = {key: result[key] for key in ("Total_scores", "Scores_per_tag", "Exact_match")}

@@ -186,6 +186,8 @@ def load_dataset(references_path, candidates_path=None):
     (the candidate triples of the entry at the same position) when `candidates_path` is given."""
     from datasets import Dataset
 
+    from benchscore import data  # `official:<split>` -> the store's verified file (benchscore.data)
+    references_path = data.resolve("webnlg", references_path)
     references = read_references(references_path)
     columns = {
         "eid": [row["eid"] for row in references],

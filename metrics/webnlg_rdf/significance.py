@@ -140,6 +140,8 @@ def read_stats(reference_path, candidate_path):
 
 def run_compare(args):
     from .cli import signature
+    from benchscore import data  # `official:<split>` -> the store's verified file (benchscore.data)
+    args.gold = data.resolve("webnlg", args.gold)
 
     stats = [read_stats(args.gold, path) for path in args.predictions]
     return report_comparison(args, stats, confidence_intervals, paired_test, signature(by=()))
