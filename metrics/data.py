@@ -523,8 +523,10 @@ def _fetch_tempbench(names, revision=None, force=False, progress=True):
                            "unset it to run `benchscore data fetch tempbench`")
     try:
         from huggingface_hub import hf_hub_download
-        from huggingface_hub.errors import EntryNotFoundError
+        from huggingface_hub.errors import LocalEntryNotFoundError
+        from huggingface_hub.errors import RemoteEntryNotFoundError
         from huggingface_hub.errors import HfHubHTTPError
+        from huggingface_hub.errors import RevisionNotFoundError
     except ImportError:  # pragma: no cover - huggingface_hub comes with datasets
         raise DataError("fetching TempBench needs huggingface_hub (pip install huggingface_hub)") from None
     requested = revision or os.environ.get("BENCHSCORE_TEMPBENCH_REVISION") or "main"
@@ -539,10 +541,17 @@ def _fetch_tempbench(names, revision=None, force=False, progress=True):
             try:
                 local = hf_hub_download(repo_id, filename, repo_type="dataset", revision=commit or requested,
                                         cache_dir=cache)
-            except EntryNotFoundError:
+            except LocalEntryNotFoundError:  # the Hub did not answer (nothing is read from any cache here)
+                from huggingface_hub import constants
+
+                raise DataError(f"tempbench: cannot reach the Hub at {constants.ENDPOINT} to fetch {filename}; "
+                                "check the network (or HF_ENDPOINT)") from None
+            except RemoteEntryNotFoundError:
                 if name in TEMPBENCH_OPTIONAL:
                     continue
                 raise DataError(f"tempbench: {filename} is not in {repo_id} at revision {commit or requested}") from None
+            except RevisionNotFoundError:
+                raise DataError(f"tempbench: {repo_id} has no revision {commit or requested!r}") from None
             except HfHubHTTPError as err:
                 raise DataError(f"tempbench: {repo_id} {filename} at {commit or requested}: {err}".splitlines()[0]) from None
             except (OSError, ValueError) as err:

@@ -28,3 +28,20 @@ def load_metric(folder, config_name=None, **kwargs):
     import evaluate
 
     return evaluate.load(str(METRICS / folder), config_name, **kwargs)
+
+
+def official_path(benchmark, split):
+    """An official file read through the data store (`benchscore.data`), or a skip with the reason.
+
+    CI fills a store from ../shared (`benchscore data import ../shared/data`) and points
+    BENCHSCORE_DATA at it; a user who ran `benchscore data fetch --all` runs the same tests. Never
+    downloads: a file missing from the store is a skip, a corrupt one a failure.
+    """
+    from benchscore import data
+
+    try:
+        return pathlib.Path(data._present(benchmark, split))
+    except data.ChecksumError:
+        raise
+    except data.DataError as err:
+        pytest.skip(f"official data not in the store: {err}")
