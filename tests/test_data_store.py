@@ -497,3 +497,19 @@ def test_parity_through_a_store_filled_from_shared(shared_data, tmp_path, monkey
                       str(shared_data / "mctaco" / run["predictions"]), "--json")[1]
         result = json.loads(out)
         assert (result["em"], result["f1"]) == (run["em"], run["f1"])
+
+
+def test_training_example_reads_an_official_split(shared_data, tmp_path, monkeypatch):
+    pytest.importorskip("transformers")
+    pytest.importorskip("torch")
+    import importlib.util
+
+    monkeypatch.setenv("BENCHSCORE_DATA", str(tmp_path / "store"))
+    data.fill_from(shared_data, ["tsver"], with_time_series=False)
+    spec = importlib.util.spec_from_file_location(
+        "train_tsver", pathlib.Path(__file__).resolve().parent.parent / "scripts" / "train_tsver.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    monkeypatch.chdir(tmp_path)
+    metrics = script.main(["--data", "official:dev", "--epochs", "1"])
+    assert metrics["eval_n_claims"] == 24
