@@ -45,6 +45,8 @@ PREFIX = "official:"
 GITHUB_RAW = "https://raw.githubusercontent.com"
 TIMEOUT = 60  # seconds without data before a download is given up
 CHUNK = 1 << 16
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)  # read once (umask cannot be read without setting it): stored files get 0666 & ~umask
 
 
 class DataError(ValueError):
@@ -356,6 +358,7 @@ class _SameSchemeRedirects(urllib.request.HTTPRedirectHandler):
     def redirect_request(self, req, fp, code, msg, headers, newurl):
         old, new = urllib.parse.urlsplit(req.full_url).scheme, urllib.parse.urlsplit(newurl).scheme
         if new != old:
+            fp.close()
             raise DataError(f"{req.full_url} redirected to another scheme ({newurl}); refused")
         return super().redirect_request(req, fp, code, msg, headers, newurl)
 
@@ -428,6 +431,7 @@ def _write_verified(target, expected_sha, expected_size, chunks, what):
         if expected_sha is not None and digest.hexdigest() != expected_sha:
             raise ChecksumError(f"{what}: sha256 {digest.hexdigest()} does not match the pinned {expected_sha}; "
                                 "the file was not stored")
+        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes it private; a store may be shared
         os.replace(tmp, target)
     except BaseException:
         try:
