@@ -658,9 +658,14 @@ def _fetch_time_series(bench, force, progress):
     with tqdm(total=len(entries), desc="tsver time series", unit="file", file=sys.stderr,
               disable=None if progress else True) as bar, ThreadPoolExecutor(max_workers=4) as pool:
         futures = [pool.submit(_fetch_file, bench, entry, force, False) for entry in entries]
-        for future in futures:
-            future.result()
-            bar.update(1)
+        try:
+            for future in futures:
+                future.result()
+                bar.update(1)
+        except BaseException:
+            for future in futures:
+                future.cancel()  # the files not started yet; the ones in flight finish or clean up
+            raise
     if _concatenated_sha256(directory, manifest) != manifest["concatenated_sha256"]:
         raise ChecksumError("tsver time series: the sha256 of the 400 CSVs concatenated does not match the one "
                             "recorded at the source")

@@ -513,3 +513,25 @@ def test_training_example_reads_an_official_split(shared_data, tmp_path, monkeyp
     monkeypatch.chdir(tmp_path)
     metrics = script.main(["--data", "official:dev", "--epochs", "1"])
     assert metrics["eval_n_claims"] == 24
+
+
+def test_import_from_a_mirror_layout(store, mirror, capsys):
+    code, out, _ = run_cli(capsys, "data", "import", mirror.root, "webnlg")
+    assert code == 0 and out.startswith("webnlg: en, en_seen, en_unseen_entities, en_unseen_categories, ru")
+    assert mirror.gets == []
+
+
+def test_fetch_all_gets_every_github_benchmark_and_says_why_tempbench_is_not(store, capsys):
+    code, out, err = run_cli(capsys, "data", "fetch", "--all", "--no-progress")
+    assert code == 2 and "HF_HUB_OFFLINE=1" in one_error_line(err)  # the Hub is off here; GitHub files are fine
+    rows = data.status(["mctaco", "webnlg", "tsver"])
+    assert {r["state"] for r in rows if not r.get("optional") and r["file"] not in ("metadata", "country_codes")} \
+        == {"present"}
+
+
+def test_time_series_failure_leaves_no_partial_file(store, mirror, capsys):
+    name = data.time_series_manifest()["files"][7].path
+    mirror.faults[mirror_path(TSVER, name)] = "tamper"
+    code, _, err = run_cli(capsys, "data", "fetch", "tsver", "--with-time-series", "--no-progress")
+    assert code == 2 and "sha256" in one_error_line(err)
+    assert not [f for f in stored_files(store) if f.endswith(".part") or f.endswith(name.rsplit("/", 1)[1])]
