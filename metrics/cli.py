@@ -15,9 +15,10 @@ from benchscore import BENCHMARKS
 
 # sub-command -> (folder, one-line help), from the registry
 COMMANDS = {b.name: (b.folder, f"{b.title}: {b.scores}") for b in BENCHMARKS.values()}
-# commands that are not a benchmark: name -> (sub-package of benchscore, one-line help)
+# commands that are not a benchmark: name -> (module with add_arguments and run, one-line help)
 TOOLS = {
-    "lm-eval-path": ("harness", "print the folder of benchscore's tasks for lm_eval --include_path"),
+    "data": ("benchscore.data_cli", "the official benchmark files: fetch (pinned, sha256-checked), list, path, import"),
+    "lm-eval-path": ("benchscore.harness.cli", "print the folder of benchscore's tasks for lm_eval --include_path"),
 }
 
 
@@ -25,10 +26,12 @@ def build_parser(command=None, bench=None):
     """The parser; only the named command's module is imported (a heavy or broken one stays out of the way)."""
     parser = argparse.ArgumentParser(prog="benchscore", description="Official benchmark scores, fast.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name, (folder, help_text) in {**COMMANDS, **TOOLS}.items():
+    modules = {name: f"benchscore.{folder}.cli" for name, (folder, _) in COMMANDS.items()}
+    modules.update({name: module for name, (module, _) in TOOLS.items()})
+    for name, (_, help_text) in {**COMMANDS, **TOOLS}.items():
         command_parser = sub.add_parser(name, help=help_text, description=help_text)
         if name == command:
-            module = importlib.import_module(f"benchscore.{folder}.cli")
+            module = importlib.import_module(modules[name])
             module.add_arguments(command_parser)
             command_parser.set_defaults(run=module.run)
     compare_help = "bootstrap intervals of one system, or paired significance of two on the same gold"

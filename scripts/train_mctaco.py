@@ -2,6 +2,7 @@
 
     python scripts/train_mctaco.py                         # 200 dev rows from ../shared, 3 epochs
     python scripts/train_mctaco.py --data dev_3783.tsv --rows 0 --batch-eval-metrics
+    python scripts/train_mctaco.py --data official:dev     # the data store's copy (benchscore data fetch mctaco)
 
 A 2-layer BERT (hidden 32) built from a config and a word-level tokenizer built from the rows, so
 nothing is downloaded; it trains and evaluates on the same rows (a wiring demo, not a baseline).

@@ -2,6 +2,7 @@
 
     python scripts/train_tempbench.py                      # questions_point.jsonl fixtures from ../shared
     python scripts/train_tempbench.py --data questions.jsonl --batch-eval-metrics
+    python scripts/train_tempbench.py --data official:train   # the store's Hub copy (benchscore data fetch tempbench)
 
 TempBench scores the evidence a retriever returns, so the model's output must be decoded into
 triples. Here each question comes with a candidate pool (its S_star, S_dist and S_stale triples, in

@@ -2,6 +2,7 @@
 
     python scripts/train_tsver.py                          # tsver_dev.jsonl from ../shared, 10 epochs
     python scripts/train_tsver.py --data tsver_test.jsonl --batch-eval-metrics
+    python scripts/train_tsver.py --data official:dev      # the data store's copy (benchscore data fetch tsver)
 
 A 2-layer BERT (hidden 32) built from a config reads the claim and predicts one of the four
 verdicts; the tokenizer is built from the claims, so nothing is downloaded. It trains and

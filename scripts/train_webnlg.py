@@ -2,6 +2,7 @@
 
     python scripts/train_webnlg.py                         # the first 100 English entries from ../shared
     python scripts/train_webnlg.py --data en_all.xml --batch-eval-metrics
+    python scripts/train_webnlg.py --data official:en_seen  # the data store's copy (benchscore data fetch webnlg)
 
 The metric scores decoded triples, so the model's output must become "subject | predicate |
 object" strings. To stay tiny and quick this model is a closed-vocabulary triple tagger: a 2-layer

@@ -19,9 +19,33 @@ os.environ.setdefault("HF_EVALUATE_OFFLINE", "1")
 REQUIRE_SHARED = os.environ.get("BENCHSCORE_REQUIRE_SHARED") == "1"
 
 
+def _from_store(parts):
+    """The data store's verified copy of an official file under ../shared/data, when BENCHSCORE_DATA is set.
+
+    So the parity tests read the official files the way a user does after `benchscore data fetch`
+    (CI fills its store from ../shared with `benchscore data import`); recorded outputs and our
+    own derived files are not in the store and stay in ../shared.
+    """
+    if not os.environ.get("BENCHSCORE_DATA") or len(parts) < 3 or parts[0] != "data":
+        return None
+    from benchscore import data
+
+    name, relative = parts[1], "/".join(str(p) for p in parts[2:])
+    if name not in data.BENCHMARKS:
+        return None
+    for split, entry in data.BENCHMARKS[name].files.items():
+        if entry.shared == relative:
+            try:
+                return pathlib.Path(data._present(name, split))
+            except data.OfflineError:
+                return None  # not in this store: ../shared's copy, if any
+    return None
+
+
 def shared_path(*parts):
-    """A path under ../shared, or a skip (with the reason) where ../shared is absent."""
-    path = SHARED.joinpath(*parts)
+    """A path under ../shared (an official file: the data store's copy when BENCHSCORE_DATA is set), or
+    a skip (with the reason) where it is absent."""
+    path = _from_store(parts) or SHARED.joinpath(*parts)
     if not path.exists():
         reason = f"reference data not available: {path} (../shared is laid beside the checkout in CI)"
         if REQUIRE_SHARED:
@@ -45,3 +69,20 @@ def load_metric(folder, config_name=None, **kwargs):
     import evaluate
 
     return evaluate.load(str(METRICS / folder), config_name, **kwargs)
+
+
+def official_path(benchmark, split):
+    """An official file read through the data store (`benchscore.data`), or a skip with the reason.
+
+    CI fills a store from ../shared (`benchscore data import ../shared/data`) and points
+    BENCHSCORE_DATA at it; a user who ran `benchscore data fetch --all` runs the same tests. Never
+    downloads: a file missing from the store is a skip, a corrupt one a failure.
+    """
+    from benchscore import data
+
+    try:
+        return pathlib.Path(data._present(benchmark, split))
+    except data.ChecksumError:
+        raise
+    except data.DataError as err:
+        pytest.skip(f"official data not in the store: {err}")

@@ -14,6 +14,7 @@ is not exactly "yes" or "no" (the official evaluator compares exact strings). A 
 mark and CRLF line ends are read as if absent (`core.readers`): the numbers are the plain file's.
 """
 
+from benchscore import data
 from benchscore.core.readers import at_line
 from benchscore.core.readers import iter_lines
 from benchscore.core.readers import iter_tsv
@@ -25,7 +26,11 @@ KEY_SOURCE = "sentence+question"  # the question key of rows read from the TSV (
 
 
 def read_references(path):
-    """The rows of an official MC-TACO TSV as dicts of strings (row i = line i + 1), checked line by line."""
+    """The rows of an official MC-TACO TSV as dicts of strings (row i = line i + 1), checked line by line.
+
+    `path` may be `official:dev` or `official:test`: the data store's copy (`benchscore.data`).
+    """
+    path = data.resolve("mctaco", path)
     rows, categories = [], {}  # question key -> (category, line of its first row)
     for number, row in iter_tsv(path, FIELDS, "an MC-TACO TSV line"):
         if row["label"] not in scoring.LABELS:

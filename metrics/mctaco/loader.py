@@ -43,8 +43,12 @@ def load_split(path, split="validation"):
 
 
 def load_mctaco(validation=None, test=None):
-    """The official TSVs as a `datasets.DatasetDict` (`validation` = dev_3783.tsv, `test` = test_9442.tsv)."""
+    """The official TSVs as a `datasets.DatasetDict` (`validation` = dev_3783.tsv, `test` = test_9442.tsv).
+
+    With no path, both official splits from the data store (`official:dev`, `official:test`; fetched
+    on first use unless offline, see `benchscore data`).
+    """
+    if validation is None and test is None:
+        validation, test = "official:dev", "official:test"
     paths = {"validation": validation, "test": test}
-    if not any(paths.values()):
-        raise ValueError("give the path of dev_3783.tsv (validation=...) and/or test_9442.tsv (test=...)")
     return datasets.DatasetDict({split: load_split(path, split) for split, path in paths.items() if path})

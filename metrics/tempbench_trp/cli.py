@@ -11,6 +11,7 @@ The run file has one `{"id": ..., "evidence": [...]}` line per question.
 import json
 import sys
 
+from benchscore import data
 from benchscore.core.compare import add_compare_options
 from benchscore.core.compare import report_comparison
 from benchscore.tempbench_trp import files
@@ -90,5 +91,7 @@ def add_compare_arguments(parser):
 def run_compare(args):
     stats = [files.file_stats(args.questions, path, args.space, args.split, args.top_k, args.dedup)
              for path in args.predictions]
+    # Scored against the store's Hub copy: the signature names its revision, as `benchscore tempbench` does.
+    questions = data.resolve_split("tempbench", args.questions, args.split)[0]
     return report_comparison(args, stats, significance.confidence_intervals, significance.paired_test,
-                             scoring.signature(args.space, args.top_k, args.dedup))
+                             scoring.signature(args.space, args.top_k, args.dedup) + data.signature_part(questions))

@@ -15,6 +15,7 @@ between; lines met out of order are held until their question comes.
 
 import json
 
+from benchscore import data
 from benchscore.core.readers import at_line
 from benchscore.core.readers import iter_jsonl
 from benchscore.tempbench_trp import scoring
@@ -84,7 +85,11 @@ def _triple(raw, path, where, extra):
 
 
 def iter_questions(path, split=None):
-    """(line, checked question record) for the questions of `path` (those of `split`, if given)."""
+    """(line, checked question record) for the questions of `path` (those of `split`, if given).
+
+    `path` may be `official:<split>` (`benchscore.data`): the store's copy, restricted to that split.
+    """
+    path, split = data.resolve_split("tempbench", path, split)
     splits, n_read, n_selected = set(), 0, 0
     for number, raw in iter_jsonl(path, QUESTION):
         n_read += 1
@@ -112,6 +117,7 @@ def read_functional_ids(path, flag=None):
     whose `flag` field is true are kept. A bare JSON string line is taken as an id.
     """
     ids = []
+    path = data.resolve("tempbench", path)
     for number, record in iter_jsonl(path, "an object with an 'id'", objects_only=False):
         if isinstance(record, str):
             record = {"id": record}
@@ -266,7 +272,9 @@ def file_stats(questions_path, evidence_path, space="label", split=None, top_k=N
 def score_files(questions_path, evidence_path, space="label", split=None, top_k=None, dedup=False,
                 functional_ids=None, by=scoring.SLICES):
     """The result dict of a run file (streamed, flat memory), with `n_evidence_unused` and the signature."""
-    sig = scoring.signature(space, top_k, dedup, functional_ids)
+    # A run scored against the store's Hub copy names its revision (`|data:Guen/tempbench@<commit>`).
+    sig = scoring.signature(space, top_k, dedup, functional_ids) + data.signature_part(
+        data.resolve_split("tempbench", questions_path, split)[0])
     counts = {}
     stream = iter_file_stats(questions_path, evidence_path, space, split, top_k, dedup, functional_ids, counts)
     result = scoring.aggregate_stream(stream, by)

@@ -16,6 +16,7 @@ import json
 import os
 import warnings
 
+from benchscore import data
 from benchscore.core.readers import at_line
 from benchscore.core.readers import iter_jsonl
 from benchscore.tsver import judges
@@ -24,7 +25,10 @@ from benchscore.tsver.scoring import TSVerWarning
 
 
 def read_references(path):
-    """The gold claims of tsver_{test,dev}.jsonl, checked: Claim, Verdict, TimeSeries, Justifications."""
+    """The gold claims of tsver_{test,dev}.jsonl, checked: Claim, Verdict, TimeSeries, Justifications.
+
+    `path` may be `official:test` or `official:dev`: the data store's copy (`benchscore.data`)."""
+    path = data.resolve("tsver", path)
     gold = [scoring.check_gold(record, f"{path}:{number}") for number, record in iter_jsonl(path, "a gold claim")]
     if not gold:
         raise at_line(path, 1, "the file has no gold claim; expected one JSON object per line")

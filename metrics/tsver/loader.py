@@ -14,6 +14,7 @@ import os
 
 import datasets
 
+from benchscore import data
 from benchscore.core.readers import at_line
 from benchscore.core.readers import iter_lines
 from benchscore.tsver.files import read_predictions
@@ -63,7 +64,9 @@ def gold_dataset(path):
 
 
 def load_tsver(data_dir, splits=("test", "dev")):
-    """The gold splits of a TSVer data folder (holding tsver_<split>.jsonl) as a DatasetDict."""
+    """The gold splits of a TSVer data folder (holding tsver_<split>.jsonl) as a DatasetDict;
+    `official:` is the data store's folder."""
+    data_dir = data.resolve("tsver", data_dir)
     return datasets.DatasetDict({s: gold_dataset(os.path.join(data_dir, f"tsver_{s}.jsonl")) for s in splits})
 
 
@@ -128,7 +131,9 @@ def _header(path, rows):
 def load_time_series(data_dir, series_id):
     """time_series/csv/<series_id>.csv as a Dataset: "Date" (int year) and one float column per
     country code (None where empty). For systems; the metric does not need the tables. A malformed
-    table is a `FILE:LINE:` error."""
+    table is a `FILE:LINE:` error. `data_dir` may be `official:time_series`, the store's folder with
+    the CSVs (`benchscore data fetch tsver --with-time-series`)."""
+    data_dir = data.resolve("tsver", data_dir)
     path = _series_path(data_dir, series_id)
     reader = csv.reader([text for _, text in iter_lines(path)])  # UTF-8 checked, BOM dropped, line ends removed
     rows = [(reader.line_num, row) for row in reader]

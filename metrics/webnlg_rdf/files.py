@@ -20,6 +20,7 @@ import time
 import xml.etree.ElementTree as ET
 from xml.parsers import expat
 
+from benchscore import data
 from benchscore.core.readers import at_line
 from benchscore.core.readers import iter_lines
 from benchscore.webnlg_rdf.scoring import EntryError
@@ -132,7 +133,9 @@ def _read(path, tripleset, triple, expected):
 def read_references(path):
     """Per `<entry>` in file order: {"eid", "triples", "line", "triple_lines", "category", "size",
     "lexicalisations"}: the `<mtriple>` texts of the first `<modifiedtripleset>`, their lines (from 1),
-    the `size` attribute (the number of triples when absent) and the `<lex>` texts."""
+    the `size` attribute (the number of triples when absent) and the `<lex>` texts. `path` may be
+    `official:en` (en_seen, en_unseen_entities, en_unseen_categories, ru): the data store's copy."""
+    path = data.resolve("webnlg", path)
     rows = []
     for row, entry, lines in _read(path, "modifiedtripleset", "mtriple", "the reference triples"):
         size = entry.get("size", str(len(row["triples"])))
