@@ -76,10 +76,9 @@ def mctaco_item(doc, loglikelihood_no, loglikelihood_yes):
     }
 
 
-def mctaco_whole_questions(items):
-    """(predictions, labels, question keys, number of partial questions left out): the rows, in file
-    order, of the questions all of whose candidates are among `items`."""
-    items = sorted(items, key=lambda item: item["row"])
+def _mctaco_candidate_counts(items):
+    """({question key: candidates evaluated}, {question key: candidates in the file}); more evaluated
+    than in the file is an error (a document evaluated twice)."""
     evaluated, expected = {}, {}
     for item in items:
         key = item["question_key"]
@@ -89,6 +88,14 @@ def mctaco_whole_questions(items):
         if n > expected[key]:
             raise ValueError(f"question {key!r} has {n} evaluated candidates but {expected[key]} in the file; "
                              "was a document evaluated twice?")
+    return evaluated, expected
+
+
+def mctaco_whole_questions(items):
+    """(predictions, labels, question keys, number of partial questions left out): the rows, in file
+    order, of the questions all of whose candidates are among `items`."""
+    items = sorted(items, key=lambda item: item["row"])
+    evaluated, expected = _mctaco_candidate_counts(items)
     whole = [item for item in items if evaluated[item["question_key"]] == item["n_candidates"]]
     partial = sum(1 for key, n in evaluated.items() if n < expected[key])
     return [i["prediction"] for i in whole], [i["label"] for i in whole], [i["question_key"] for i in whole], partial
