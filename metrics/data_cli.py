@@ -62,6 +62,20 @@ def run(args):
 
 
 def _fetch(args):
+    names = _names_to_fetch(args)
+    for name in names:
+        revision = _revision_for(args, name)
+        with_time_series = args.with_time_series and data.benchmark(name).name == "tsver"
+        paths = data.fetch(name, args.files, with_time_series=with_time_series, revision=revision, force=args.force,
+                           progress=not args.no_progress)
+        for file_name, path in paths.items():
+            print(f"{data.benchmark(name).name} {file_name}: {path}")
+    print(f"store: {data.root()}")
+    return 0
+
+
+def _names_to_fetch(args):
+    """The benchmarks `args` asks for, every name checked before any download."""
     names = list(data.BENCHMARKS) if args.all else args.benchmarks
     if not names:
         raise data.DataError(f"name a benchmark to fetch ({', '.join(data.BENCHMARKS)}) or give --all")
@@ -69,17 +83,15 @@ def _fetch(args):
         data.benchmark(name)  # unknown names fail before any download
     if args.files and len(names) != 1:
         raise data.DataError("--file names the files of one benchmark; give exactly one")
-    for name in names:
-        with_time_series = args.with_time_series and data.benchmark(name).name == "tsver"
-        revision = args.revision if data.benchmark(name).name == "tempbench" else None
-        if args.revision and not args.all and revision is None:
-            raise data.DataError(f"--revision applies to tempbench only, not {name}")
-        paths = data.fetch(name, args.files, with_time_series=with_time_series, revision=revision, force=args.force,
-                           progress=not args.no_progress)
-        for file_name, path in paths.items():
-            print(f"{data.benchmark(name).name} {file_name}: {path}")
-    print(f"store: {data.root()}")
-    return 0
+    return names
+
+
+def _revision_for(args, name):
+    """--revision for tempbench, None for the others (an error when one of them was named alone)."""
+    revision = args.revision if data.benchmark(name).name == "tempbench" else None
+    if args.revision and not args.all and revision is None:
+        raise data.DataError(f"--revision applies to tempbench only, not {name}")
+    return revision
 
 
 def _size(n):
@@ -94,22 +106,30 @@ def _list(args):
         return 0
     print(f"store: {data.root()}")
     for name in names:
-        bench = data.benchmark(name)
-        print()
-        print(f"{bench.name}: {bench.title}")
-        print(f"  source:  {bench.source}")
-        print(f"  licence: {data.licence(bench.name)}")
-        print(f"  cite:    {bench.cite}")
-        for row in (r for r in rows if r["benchmark"] == bench.name):
-            state = row["state"]
-            if "counts" in row:
-                state = f"{state} ({row['counts']['present']}/{sum(row['counts'].values())} files)"
-            detail = row["path"] if row["state"] != "missing" or bench.name != "tempbench" else row["source"]
-            print(f"  {row['file']:<22}{state:<24}{_size(row['size']):>14}  {detail}")
-        revision = next((r["revision"] for r in rows if r["benchmark"] == bench.name and r.get("revision")), None)
-        if revision:
-            print(f"  revision: {revision}")
+        _print_benchmark(data.benchmark(name), [r for r in rows if r["benchmark"] == data.benchmark(name).name])
     return 0
+
+
+def _print_benchmark(bench, rows):
+    """One benchmark of `benchscore data list`: its header, a line per file, its revision if any."""
+    print()
+    print(f"{bench.name}: {bench.title}")
+    print(f"  source:  {bench.source}")
+    print(f"  licence: {data.licence(bench.name)}")
+    print(f"  cite:    {bench.cite}")
+    for row in rows:
+        print(_file_line(bench, row))
+    revision = next((r["revision"] for r in rows if r.get("revision")), None)
+    if revision:
+        print(f"  revision: {revision}")
+
+
+def _file_line(bench, row):
+    state = row["state"]
+    if "counts" in row:
+        state = f"{state} ({row['counts']['present']}/{sum(row['counts'].values())} files)"
+    detail = row["path"] if row["state"] != "missing" or bench.name != "tempbench" else row["source"]
+    return f"  {row['file']:<22}{state:<24}{_size(row['size']):>14}  {detail}"
 
 
 def _path(args):
