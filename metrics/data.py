@@ -410,37 +410,52 @@ def _write_verified(target, expected_sha, expected_size, chunks, what):
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name[:40]}.", suffix=".part")
     try:
-        digest, n = hashlib.sha256(), 0
         with os.fdopen(fd, "wb") as out:
-            for chunk in chunks:
-                n += len(chunk)
-                if expected_size is not None and n > expected_size:
-                    raise ChecksumError(f"{what}: more than the pinned {expected_size} bytes; not the pinned file")
-                digest.update(chunk)
-                try:
-                    out.write(chunk)
-                except OSError as err:
-                    raise _disk_error(err, target) from None
-            try:
-                out.flush()
-                os.fsync(out.fileno())
-            except OSError as err:
-                raise _disk_error(err, target) from None
-        if expected_size is not None and n != expected_size:
-            raise ChecksumError(f"{what}: got {n} bytes, the pinned file has {expected_size} (truncated download?)")
-        if expected_sha is not None and digest.hexdigest() != expected_sha:
-            raise ChecksumError(f"{what}: sha256 {digest.hexdigest()} does not match the pinned {expected_sha}; "
-                                "the file was not stored")
+            digest, n = _write_chunks(out, chunks, expected_size, target, what)
+        _check_pinned(digest, n, expected_sha, expected_size, what)
         os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes it private; a store may be shared
         os.replace(tmp, target)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if created:
-            _remove_empty_dirs(target.parent, root())
+        _discard(tmp, target.parent if created else None)
         raise
+
+
+def _write_chunks(out, chunks, expected_size, target, what):
+    """Writes `chunks` to `out` and syncs it; (sha256 digest, bytes). More than `expected_size` is an error."""
+    digest, n = hashlib.sha256(), 0
+    for chunk in chunks:
+        n += len(chunk)
+        if expected_size is not None and n > expected_size:
+            raise ChecksumError(f"{what}: more than the pinned {expected_size} bytes; not the pinned file")
+        digest.update(chunk)
+        try:
+            out.write(chunk)
+        except OSError as err:
+            raise _disk_error(err, target) from None
+    try:
+        out.flush()
+        os.fsync(out.fileno())
+    except OSError as err:
+        raise _disk_error(err, target) from None
+    return digest, n
+
+
+def _check_pinned(digest, n, expected_sha, expected_size, what):
+    if expected_size is not None and n != expected_size:
+        raise ChecksumError(f"{what}: got {n} bytes, the pinned file has {expected_size} (truncated download?)")
+    if expected_sha is not None and digest.hexdigest() != expected_sha:
+        raise ChecksumError(f"{what}: sha256 {digest.hexdigest()} does not match the pinned {expected_sha}; "
+                            "the file was not stored")
+
+
+def _discard(tmp, created_dir):
+    """Removes the temporary file `tmp`, and `created_dir` (made for it) up to the store if it is left empty."""
+    try:
+        os.unlink(tmp)
+    except OSError:
+        pass
+    if created_dir is not None:
+        _remove_empty_dirs(created_dir, root())
 
 
 def _disk_error(err, target):
@@ -452,39 +467,46 @@ def _disk_error(err, target):
 
 def _http_chunks(url, what, bar):
     """The body of `url` in chunks, with clear errors for HTTP failures, HTML pages, truncation and interruption."""
-    request = urllib.request.Request(url, headers={"User-Agent": "benchscore-data", "Accept-Encoding": "identity"})
-    try:
-        response = _OPENER.open(request, timeout=TIMEOUT)
-    except urllib.error.HTTPError as err:
-        raise DataError(f"{what}: {url} answered HTTP {err.code} {err.reason}") from None
-    except urllib.error.URLError as err:
-        raise DataError(f"{what}: cannot reach {url} ({err.reason})") from None
-    except (OSError, http.client.HTTPException) as err:
-        raise DataError(f"{what}: cannot reach {url} ({err})") from None
+    response = _http_open(url, what)
     with response:
         length = response.headers.get("Content-Length")
-        received, first = 0, True
+        received = 0
         while True:
-            try:
-                chunk = response.read(CHUNK)
-            except http.client.IncompleteRead as err:
-                raise DataError(f"{what}: the download from {url} was cut short after "
-                                f"{received + len(err.partial)} bytes (truncated); nothing was stored") from None
-            except (OSError, http.client.HTTPException) as err:
-                raise DataError(f"{what}: the download from {url} was interrupted ({err}); nothing was stored") from None
+            chunk = _http_read(response, url, what, received)
             if not chunk:
                 break
-            if first:
-                first = False
-                if _looks_like_html(chunk, response.headers.get("Content-Type")):
-                    raise DataError(f"{what}: {url} sent an HTML page instead of the file (an error or login "
-                                    "page?); nothing was stored")
+            if received == 0 and _looks_like_html(chunk, response.headers.get("Content-Type")):
+                raise DataError(f"{what}: {url} sent an HTML page instead of the file (an error or login "
+                                "page?); nothing was stored")
             received += len(chunk)
             bar.update(len(chunk))
             yield chunk
         if length is not None and length.isdigit() and received != int(length):
             raise DataError(f"{what}: the download from {url} was cut short: {received} of {length} bytes "
                             "(truncated); nothing was stored")
+
+
+def _http_open(url, what):
+    request = urllib.request.Request(url, headers={"User-Agent": "benchscore-data", "Accept-Encoding": "identity"})
+    try:
+        return _OPENER.open(request, timeout=TIMEOUT)
+    except urllib.error.HTTPError as err:
+        raise DataError(f"{what}: {url} answered HTTP {err.code} {err.reason}") from None
+    except urllib.error.URLError as err:
+        raise DataError(f"{what}: cannot reach {url} ({err.reason})") from None
+    except (OSError, http.client.HTTPException) as err:
+        raise DataError(f"{what}: cannot reach {url} ({err})") from None
+
+
+def _http_read(response, url, what, received):
+    """The next chunk of `response` (b'' at the end), `received` bytes having come before it."""
+    try:
+        return response.read(CHUNK)
+    except http.client.IncompleteRead as err:
+        raise DataError(f"{what}: the download from {url} was cut short after "
+                        f"{received + len(err.partial)} bytes (truncated); nothing was stored") from None
+    except (OSError, http.client.HTTPException) as err:
+        raise DataError(f"{what}: the download from {url} was interrupted ({err}); nothing was stored") from None
 
 
 def _fetch_file(bench, entry, force=False, progress=True):
@@ -525,14 +547,7 @@ def _fetch_tempbench(names, revision=None, force=False, progress=True):
     if _truthy("HF_HUB_OFFLINE"):
         raise OfflineError("TempBench is fetched from the Hugging Face Hub, and HF_HUB_OFFLINE=1 is set; "
                            "unset it to run `benchscore data fetch tempbench`")
-    try:
-        from huggingface_hub import hf_hub_download
-        from huggingface_hub.errors import LocalEntryNotFoundError
-        from huggingface_hub.errors import RemoteEntryNotFoundError
-        from huggingface_hub.errors import HfHubHTTPError
-        from huggingface_hub.errors import RevisionNotFoundError
-    except ImportError:  # pragma: no cover - huggingface_hub comes with datasets
-        raise DataError("fetching TempBench needs huggingface_hub (pip install huggingface_hub)") from None
+    _check_hub_installed()
     requested = revision or os.environ.get("BENCHSCORE_TEMPBENCH_REVISION") or "main"
     repo_id = f"{bench.owner}/{bench.repo}"
     store = root()
@@ -541,55 +556,89 @@ def _fetch_tempbench(names, revision=None, force=False, progress=True):
     commit, fetched = None, {}
     try:
         for name in names:
-            filename = bench.files[name]
-            try:
-                local = hf_hub_download(repo_id, filename, repo_type="dataset", revision=commit or requested,
-                                        cache_dir=cache)
-            except LocalEntryNotFoundError:  # the Hub did not answer (nothing is read from any cache here)
-                from huggingface_hub import constants
-
-                raise DataError(f"tempbench: cannot reach the Hub at {constants.ENDPOINT} to fetch {filename}; "
-                                "check the network (or HF_ENDPOINT)") from None
-            except RemoteEntryNotFoundError:
-                if name in TEMPBENCH_OPTIONAL:
-                    continue
-                raise DataError(f"tempbench: {filename} is not in {repo_id} at revision {commit or requested}") from None
-            except RevisionNotFoundError:
-                raise DataError(f"tempbench: {repo_id} has no revision {commit or requested!r}") from None
-            except HfHubHTTPError as err:
-                raise DataError(f"tempbench: {repo_id} {filename} at {commit or requested}: {err}".splitlines()[0]) from None
-            except (OSError, ValueError) as err:
-                raise DataError(f"tempbench: cannot fetch {filename} from {repo_id} at {commit or requested}: "
-                                f"{str(err).splitlines()[0] if str(err) else type(err).__name__}") from None
+            local = _hub_download(bench, name, commit or requested, cache)
+            if local is None:
+                continue
             commit = pathlib.Path(local).relative_to(cache).parts[2]  # datasets--Guen--tempbench/snapshots/<commit>
-            blob = os.path.realpath(local)
-            etag = os.path.basename(blob)
-            # The Hub's ETag is the file's sha256 (LFS) or its git blob sha1: check the bytes against it.
-            if re.fullmatch(r"[0-9a-f]{64}", etag):
-                ok = sha256_of(blob) == etag
-            elif re.fullmatch(r"[0-9a-f]{40}", etag):
-                ok = _git_blob_sha1(blob) == etag
-            else:
-                raise ChecksumError(f"tempbench: {filename}: the Hub gave no checksum (ETag {etag!r}); not stored")
-            if not ok:
-                raise ChecksumError(f"tempbench: {filename}: the downloaded bytes do not match the Hub's checksum "
-                                    f"{etag}; nothing was stored")
-            target = _tempbench_dir(commit) / filename
-            with _lock(target), open(blob, "rb") as f:
-                size = os.path.getsize(blob)
-                _write_verified(target, None, size, iter(lambda: f.read(1 << 20), b""), f"tempbench {filename}")
-            fetched[name] = {"path": filename, "sha256": sha256_of(target), "size": size, "etag": etag}
+            fetched[name] = _store_hub_file(bench.files[name], local, commit)
     finally:
         shutil.rmtree(cache, ignore_errors=True)
-    record = {"repo": repo_id, "requested": requested, "commit": commit,
-              "fetched_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "files": fetched}
+    _write_revision_record({"repo": repo_id, "requested": requested, "commit": commit,
+                            "fetched_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "files": fetched})
+    return {name: str(_tempbench_dir(commit) / bench.files[name]) for name in fetched}
+
+
+def _check_hub_installed():
+    try:
+        import huggingface_hub  # noqa: F401
+        import huggingface_hub.errors  # noqa: F401
+    except ImportError:  # pragma: no cover - huggingface_hub comes with datasets
+        raise DataError("fetching TempBench needs huggingface_hub (pip install huggingface_hub)") from None
+
+
+def _hub_download(bench, name, revision, cache):
+    """The local path of TempBench file `name` at `revision` downloaded into `cache`; None for a missing
+    optional file; a DataError naming the file and revision for any other failure."""
+    from huggingface_hub import hf_hub_download
+    from huggingface_hub.errors import LocalEntryNotFoundError
+    from huggingface_hub.errors import RemoteEntryNotFoundError
+    from huggingface_hub.errors import HfHubHTTPError
+    from huggingface_hub.errors import RevisionNotFoundError
+
+    filename, repo_id = bench.files[name], f"{bench.owner}/{bench.repo}"
+    try:
+        return hf_hub_download(repo_id, filename, repo_type="dataset", revision=revision, cache_dir=cache)
+    except LocalEntryNotFoundError:  # the Hub did not answer (nothing is read from any cache here)
+        from huggingface_hub import constants
+
+        raise DataError(f"tempbench: cannot reach the Hub at {constants.ENDPOINT} to fetch {filename}; "
+                        "check the network (or HF_ENDPOINT)") from None
+    except RemoteEntryNotFoundError:
+        if name in TEMPBENCH_OPTIONAL:
+            return None
+        raise DataError(f"tempbench: {filename} is not in {repo_id} at revision {revision}") from None
+    except RevisionNotFoundError:
+        raise DataError(f"tempbench: {repo_id} has no revision {revision!r}") from None
+    except HfHubHTTPError as err:
+        raise DataError(f"tempbench: {repo_id} {filename} at {revision}: {err}".splitlines()[0]) from None
+    except (OSError, ValueError) as err:
+        raise DataError(f"tempbench: cannot fetch {filename} from {repo_id} at {revision}: "
+                        f"{str(err).splitlines()[0] if str(err) else type(err).__name__}") from None
+
+
+def _check_hub_checksum(filename, blob, etag):
+    """The Hub's ETag is the file's sha256 (LFS) or its git blob sha1: checks the bytes against it."""
+    if re.fullmatch(r"[0-9a-f]{64}", etag):
+        ok = sha256_of(blob) == etag
+    elif re.fullmatch(r"[0-9a-f]{40}", etag):
+        ok = _git_blob_sha1(blob) == etag
+    else:
+        raise ChecksumError(f"tempbench: {filename}: the Hub gave no checksum (ETag {etag!r}); not stored")
+    if not ok:
+        raise ChecksumError(f"tempbench: {filename}: the downloaded bytes do not match the Hub's checksum "
+                            f"{etag}; nothing was stored")
+
+
+def _store_hub_file(filename, local, commit):
+    """Checks the downloaded `local` against the Hub's checksum and stores it; its record entry."""
+    blob = os.path.realpath(local)
+    etag = os.path.basename(blob)
+    _check_hub_checksum(filename, blob, etag)
+    target = _tempbench_dir(commit) / filename
+    with _lock(target), open(blob, "rb") as f:
+        size = os.path.getsize(blob)
+        _write_verified(target, None, size, iter(lambda: f.read(1 << 20), b""), f"tempbench {filename}")
+    return {"path": filename, "sha256": sha256_of(target), "size": size, "etag": etag}
+
+
+def _write_revision_record(record):
+    """Writes tempbench/revision.json, keeping the files fetched before at the same commit."""
     with _lock(root() / "tempbench" / "revision.json"):
         previous = _revision_record()
-        if previous and previous.get("commit") == commit:
-            record["files"] = {**previous.get("files", {}), **fetched}
+        if previous and previous.get("commit") == record["commit"]:
+            record["files"] = {**previous.get("files", {}), **record["files"]}
         text = json.dumps(record, indent=1, ensure_ascii=False).encode("utf-8")
         _write_verified(root() / "tempbench" / "revision.json", None, None, [text], "tempbench revision.json")
-    return {name: str(_tempbench_dir(commit) / bench.files[name]) for name in fetched}
 
 
 def revision_of(path):
@@ -629,12 +678,21 @@ def fetch(name, files=None, *, with_time_series=False, revision=None, force=Fals
         paths = _fetch_tempbench(names, revision, force, progress)
         _write_source(bench)
         return paths
+    _check_github_options(bench, revision, with_time_series)
+    return _fetch_github(bench, names, with_time_series, force, progress)
+
+
+def _check_github_options(bench, revision, with_time_series):
     if revision is not None:
         raise DataError(f"--revision applies to tempbench only; {bench.name} is pinned to commit {bench.commit}")
     if with_time_series and bench.name != "tsver":
         raise DataError("--with-time-series applies to tsver only")
+
+
+def _fetch_github(bench, names, with_time_series, force, progress):
+    """The pinned GitHub files `names` (and the TSVer time series) into the store; SOURCE.md once any came."""
     if with_time_series:
-        names += [n for n in ("metadata", "country_codes") if n not in names]
+        names = names + [n for n in ("metadata", "country_codes") if n not in names]
     paths = {}
     try:
         for n in names:
@@ -728,18 +786,27 @@ def resolve(name, value):
     split = value[len(PREFIX):]
     bench = benchmark(name)
     if split in ("", TIME_SERIES):
-        wanted = [f for f in bench.default if f not in TEMPBENCH_OPTIONAL]
-        for f in wanted:
-            _resolve_file(bench, f)
-        if split == TIME_SERIES:
-            if bench.name != "tsver":
-                raise DataError(f"official:{TIME_SERIES} is a tsver folder; {bench.name} has none")
-            if not _time_series_complete(bench):
-                _fetch_on_first_use(bench, TIME_SERIES, lambda: fetch(bench.name, [], with_time_series=True))
-        if bench.name == "tempbench":
-            return os.path.dirname(os.path.dirname(path(bench.name, "labelled")))
-        return str(_github_dir(bench) / bench.data_dir)
+        return _resolve_folder(bench, split)
     return _resolve_file(bench, split)
+
+
+def _resolve_folder(bench, split):
+    """`official:` (split '') or `official:time_series`: the store folder, its files fetched first if missing."""
+    for f in bench.default:
+        if f not in TEMPBENCH_OPTIONAL:
+            _resolve_file(bench, f)
+    if split == TIME_SERIES:
+        _resolve_time_series(bench)
+    if bench.name == "tempbench":
+        return os.path.dirname(os.path.dirname(path(bench.name, "labelled")))
+    return str(_github_dir(bench) / bench.data_dir)
+
+
+def _resolve_time_series(bench):
+    if bench.name != "tsver":
+        raise DataError(f"official:{TIME_SERIES} is a tsver folder; {bench.name} has none")
+    if not _time_series_complete(bench):
+        _fetch_on_first_use(bench, TIME_SERIES, lambda: fetch(bench.name, [], with_time_series=True))
 
 
 def _resolve_file(bench, split):
@@ -791,33 +858,45 @@ def status(names=None):
     for name in names or BENCHMARKS:
         bench = benchmark(name)
         if bench.name == "tempbench":
-            record = _revision_record()
-            for file_name, repo_path in bench.files.items():
-                row = {"benchmark": bench.name, "file": file_name, "source": f"{bench.source} {repo_path}",
-                       "state": "missing", "size": None, "path": None}
-                info = (record or {}).get("files", {}).get(file_name)
-                if record and info:
-                    row["path"] = str(_tempbench_dir(record["commit"]) / repo_path)
-                    row["size"] = info["size"]
-                    row["state"] = _state(row["path"], info["sha256"], info["size"])
-                    row["revision"] = f"{record['commit']} (asked: {record['requested']})"
-                rows.append(row)
+            rows += _tempbench_status(bench)
             continue
         for file_name, entry in bench.files.items():
             target = _github_dir(bench) / entry.path
             rows.append({"benchmark": bench.name, "file": file_name, "state": _state(target, entry.sha256, entry.size),
                          "size": entry.size, "path": str(target), "source": _url_plain(bench, entry.path)})
         if bench.name == "tsver":
-            manifest = time_series_manifest()
-            states = [_state(_github_dir(bench) / e.path, e.sha256, e.size) for e in manifest["files"]]
-            counts = {s: states.count(s) for s in ("present", "missing", "corrupt")}
-            state = ("present" if counts["present"] == len(states) else
-                     "corrupt" if counts["corrupt"] else "missing" if not counts["present"] else "partial")
-            rows.append({"benchmark": bench.name, "file": TIME_SERIES, "state": state,
-                         "size": sum(e.size for e in manifest["files"]), "path": path(bench.name, TIME_SERIES),
-                         "source": _url_plain(bench, manifest["folder"]) + "/*.csv", "counts": counts,
-                         "optional": True})
+            rows.append(_time_series_status(bench))
     return rows
+
+
+def _tempbench_status(bench):
+    """The status rows of TempBench's files, from revision.json (missing where it has no record of them)."""
+    record = _revision_record()
+    rows = []
+    for file_name, repo_path in bench.files.items():
+        row = {"benchmark": bench.name, "file": file_name, "source": f"{bench.source} {repo_path}",
+               "state": "missing", "size": None, "path": None}
+        info = (record or {}).get("files", {}).get(file_name)
+        if record and info:
+            row["path"] = str(_tempbench_dir(record["commit"]) / repo_path)
+            row["size"] = info["size"]
+            row["state"] = _state(row["path"], info["sha256"], info["size"])
+            row["revision"] = f"{record['commit']} (asked: {record['requested']})"
+        rows.append(row)
+    return rows
+
+
+def _time_series_status(bench):
+    """The one status row of TSVer's 400 time-series CSVs, with counts per state."""
+    manifest = time_series_manifest()
+    states = [_state(_github_dir(bench) / e.path, e.sha256, e.size) for e in manifest["files"]]
+    counts = {s: states.count(s) for s in ("present", "missing", "corrupt")}
+    state = ("present" if counts["present"] == len(states) else
+             "corrupt" if counts["corrupt"] else "missing" if not counts["present"] else "partial")
+    return {"benchmark": bench.name, "file": TIME_SERIES, "state": state,
+            "size": sum(e.size for e in manifest["files"]), "path": path(bench.name, TIME_SERIES),
+            "source": _url_plain(bench, manifest["folder"]) + "/*.csv", "counts": counts,
+            "optional": True}
 
 
 def _url_plain(bench, repo_path):
@@ -885,24 +964,36 @@ def fill_from(directory, names=None, *, with_time_series=True):
         if bench.name == "tempbench":
             raise DataError("tempbench has no pinned checksums to fill the store with; run "
                             "`benchscore data fetch tempbench`")
-        entries = list(bench.files.items())
-        if bench.name == "tsver" and with_time_series:
-            entries += [(TIME_SERIES, e) for e in time_series_manifest()["files"]]
-        for file_name, entry in entries:
-            candidates = [directory / bench.name / entry.shared,
-                          directory / bench.owner / bench.repo / bench.commit / entry.path]
-            source = next((c for c in candidates if c.is_file()), None)
-            if source is None:
-                continue
-            target = _github_dir(bench) / entry.path
-            with _lock(target):
-                if _state(target, entry.sha256, entry.size) != "present":
-                    with open(source, "rb") as f:
-                        _write_verified(target, entry.sha256, entry.size, iter(lambda: f.read(1 << 20), b""),
-                                        f"{bench.name} {source}")
-            stored.setdefault(bench.name, [])
-            if file_name not in stored[bench.name]:
-                stored[bench.name].append(file_name)
-        if bench.name in stored:
+        files = _fill_benchmark(bench, directory, with_time_series)
+        if files:
+            stored[bench.name] = files
             _write_source(bench)
     return stored
+
+
+def _fill_benchmark(bench, directory, with_time_series):
+    """The file names of `bench` stored from `directory` (each once, in order); absent ones are skipped."""
+    entries = list(bench.files.items())
+    if bench.name == "tsver" and with_time_series:
+        entries += [(TIME_SERIES, e) for e in time_series_manifest()["files"]]
+    stored = []
+    for file_name, entry in entries:
+        candidates = [directory / bench.name / entry.shared,
+                      directory / bench.owner / bench.repo / bench.commit / entry.path]
+        source = next((c for c in candidates if c.is_file()), None)
+        if source is None:
+            continue
+        _copy_verified(bench, entry, source)
+        if file_name not in stored:
+            stored.append(file_name)
+    return stored
+
+
+def _copy_verified(bench, entry, source):
+    """Copies local `source` to its store place, checked against its pin, unless an intact copy is there."""
+    target = _github_dir(bench) / entry.path
+    with _lock(target):
+        if _state(target, entry.sha256, entry.size) != "present":
+            with open(source, "rb") as f:
+                _write_verified(target, entry.sha256, entry.size, iter(lambda: f.read(1 << 20), b""),
+                                f"{bench.name} {source}")
