@@ -34,7 +34,7 @@ def _from_store(parts):
     if name not in data.BENCHMARKS:
         return None
     for split, entry in data.BENCHMARKS[name].files.items():
-        if entry.shared == relative:
+        if getattr(entry, "shared", None) == relative:
             try:
                 return pathlib.Path(data._present(name, split))
             except data.OfflineError:

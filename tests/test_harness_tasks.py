@@ -142,7 +142,9 @@ def test_mctaco_documents_are_lm_evals():
 # ------------------------------------------------------------------------------- files and CLI
 def test_official_file_lookup(tmp_path, monkeypatch):
     monkeypatch.delenv("BENCHSCORE_MCTACO_DIR", raising=False)
-    with pytest.raises(ValueError, match="BENCHSCORE_MCTACO_DIR"):
+    monkeypatch.setenv("BENCHSCORE_DATA", str(tmp_path / "empty-store"))
+    monkeypatch.setenv("BENCHSCORE_OFFLINE", "1")
+    with pytest.raises(ValueError, match="benchscore data fetch mctaco"):  # the store, offline: never a download
         official_files.official_file("mctaco", "test")
     monkeypatch.setenv("BENCHSCORE_MCTACO_DIR", str(tmp_path))
     with pytest.raises(ValueError, match="no such file"):
