@@ -36,6 +36,34 @@ def wait_for_chart(page):
     page.wait_for(lambda: page.find_all("#chart canvas, #chart svg.marks"), "the bar chart")
 
 
+def open_example(driver, url, summary, n_rows):
+    """A new page of the Space at `url`: its card's `summary` shown, the bundled example clicked, and
+    (page, headers, rows) of the results table once it has `n_rows` rows."""
+    page = browser.Page(driver, url)
+    assert summary in page.find("body").text  # the card's summary
+    page.click_text("Bundled example", "#examples button")
+    headers, shown = page.wait_for_table("results", n_rows)
+    return page, headers, shown
+
+
+def chart_and_screenshot(page, name):
+    wait_for_chart(page)
+    page.screenshot(f"space-{name}.png")
+
+
+def upload_error(driver, url, uploads, expected, tmp_path):
+    """A new page of the Space at `url`, the files `uploads` ({element id: path}) scored: its error names
+    `expected` with no traceback and no server path. Returns the page."""
+    page = browser.Page(driver, url)
+    for element_id, path in uploads.items():
+        page.upload(element_id, path)
+    page.click_text("Score files")
+    message = page.error_text()
+    assert expected in message
+    assert "Traceback" not in message and str(tmp_path) not in message
+    return page
+
+
 def test_mctaco_space(driver, tmp_path):
     stats = mctaco_files.file_stats(MCTACO_EXAMPLES / "example.tsv", MCTACO_EXAMPLES / "example_predictions.txt")
     slices = {"all questions": mctaco_scoring.aggregate(stats), **mctaco_scoring.per_category(stats)}
@@ -44,23 +72,15 @@ def test_mctaco_space(driver, tmp_path):
     malformed.write_text("He ran.\tHow long?\tan hour\tyes\tEvent Duration\nHe ran.\tHow long?\ta year\n")
 
     with browser.serve(browser.load_app("mctaco")) as url:
-        page = browser.Page(driver, url)
-        assert "official metrics are per" in page.find("body").text  # the card's summary
-        page.click_text("Bundled example", "#examples button")
-        headers, shown = page.wait_for_table("results", len(expected))
+        page, headers, shown = open_example(driver, url, "official metrics are per", len(expected))
         assert headers == ["slice", "questions", "EM", "F1"]
         assert shown == expected
         assert page.value("signature") == mctaco_scoring.signature("sentence+question")
-        wait_for_chart(page)
-        page.screenshot("space-mctaco.png")
+        chart_and_screenshot(page, "mctaco")
 
-        page = browser.Page(driver, url)
-        page.upload("gold-file", malformed)
-        page.upload("predictions-file", MCTACO_EXAMPLES / "example_predictions.txt")
-        page.click_text("Score files")
-        message = page.error_text()
-        assert "malformed.tsv:2: found 3 tab-separated fields; expected 5" in message
-        assert "Traceback" not in message and str(tmp_path) not in message
+        page = upload_error(driver, url, {"gold-file": malformed,
+                                          "predictions-file": MCTACO_EXAMPLES / "example_predictions.txt"},
+                            "malformed.tsv:2: found 3 tab-separated fields; expected 5", tmp_path)
         page.screenshot("space-mctaco-error.png")
 
         page = browser.Page(driver, url)
@@ -83,23 +103,14 @@ def test_tempbench_space(driver, tmp_path):
     malformed.write_text('{"id": "ex-1", "evidence": []}\n{"id": "ex-2", "evidence": [\n')
 
     with browser.serve(browser.load_app("tempbench_trp")) as url:
-        page = browser.Page(driver, url)
-        assert "Temporal Retrieval Precision" in page.find("body").text  # the card's summary
-        page.click_text("Bundled example", "#examples button")
-        headers, shown = page.wait_for_table("results", len(expected))
+        page, headers, shown = open_example(driver, url, "Temporal Retrieval Precision", len(expected))
         assert headers == ["slice", "questions", "TRP", "TRP_micro", "CCR", "coverage"]
         assert shown == expected
         assert page.value("signature") == result["signature"]
-        wait_for_chart(page)
-        page.screenshot("space-tempbench_trp.png")
+        chart_and_screenshot(page, "tempbench_trp")
 
-        page = browser.Page(driver, url)
-        page.upload("questions-file", examples / "questions.jsonl")
-        page.upload("evidence-file", malformed)
-        page.click_text("Score files")
-        message = page.error_text()
-        assert "run.jsonl:2: not valid JSON" in message
-        assert "Traceback" not in message and str(tmp_path) not in message
+        upload_error(driver, url, {"questions-file": examples / "questions.jsonl", "evidence-file": malformed},
+                     "run.jsonl:2: not valid JSON", tmp_path)
 
 
 def test_webnlg_space(driver, tmp_path):
@@ -125,25 +136,16 @@ def test_webnlg_space(driver, tmp_path):
     malformed.write_text('<?xml version="1.0"?>\n<!DOCTYPE b [<!ENTITY lol "lol">]>\n<benchmark>&lol;</benchmark>\n')
 
     with browser.serve(browser.load_app("webnlg_rdf")) as url:
-        page = browser.Page(driver, url)
-        assert "subject | predicate | object" in page.find("body").text  # the card's summary
-        page.click_text("Bundled example", "#examples button")
-        headers, shown = page.wait_for_table("results", len(expected))
+        page, headers, shown = open_example(driver, url, "subject | predicate | object", len(expected))
         assert headers[:5] == ["scores", "scheme", "Precision", "Recall", "F1"]
         assert shown == expected
         headers, shown = page.wait_for_table("breakdown", 2 * len(expected_breakdown))  # per category, per size
         assert shown[: len(expected_breakdown)] == expected_breakdown
         assert page.value("signature").endswith("|breakdown:yes")
-        wait_for_chart(page)
-        page.screenshot("space-webnlg_rdf.png")
+        chart_and_screenshot(page, "webnlg_rdf")
 
-        page = browser.Page(driver, url)
-        page.upload("references-file", examples / "refs.xml")
-        page.upload("candidates-file", malformed)
-        page.click_text("Score files")
-        message = page.error_text()
-        assert "cands.xml:2: found an entity declaration" in message
-        assert "Traceback" not in message and str(tmp_path) not in message
+        upload_error(driver, url, {"references-file": examples / "refs.xml", "candidates-file": malformed},
+                     "cands.xml:2: found an entity declaration", tmp_path)
 
 
 def test_tsver_space(driver, tmp_path):
@@ -158,10 +160,7 @@ def test_tsver_space(driver, tmp_path):
     malformed.write_text('{"Claim": "Atlantis\'s rainfall doubled between 2000 and 2004.", "Explanation": null}\n')
 
     with browser.serve(browser.load_app("tsver")) as url:
-        page = browser.Page(driver, url)
-        assert "verify a" in page.find("body").text  # the card's summary
-        page.click_text("Bundled example", "#examples button")
-        headers, shown = page.wait_for_table("results", 19)
+        page, headers, shown = open_example(driver, url, "verify a", 19)
         assert headers == ["score", "value", "official table (%)"]
         rows = {row[0]: row[1:] for row in shown}
         for key, name in shown_scores.items():
@@ -172,13 +171,7 @@ def test_tsver_space(driver, tmp_path):
         assert [[int(n) for n in row[1:]] for row in matrix] == result["confusion_matrix"]
         assert page.value("signature") == result["signature"]
         assert "2 predicted verdict(s) match no label (claims 2, 5)" in page.value("notes")
-        wait_for_chart(page)
-        page.screenshot("space-tsver.png")
+        chart_and_screenshot(page, "tsver")
 
-        page = browser.Page(driver, url)
-        page.upload("gold-file", examples / "gold.jsonl")
-        page.upload("predictions-file", malformed)
-        page.click_text("Score files")
-        message = page.error_text()
-        assert "preds.jsonl:1: prediction has no 'Verdict' key" in message
-        assert "Traceback" not in message and str(tmp_path) not in message
+        upload_error(driver, url, {"gold-file": examples / "gold.jsonl", "predictions-file": malformed},
+                     "preds.jsonl:1: prediction has no 'Verdict' key", tmp_path)
