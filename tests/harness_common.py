@@ -60,3 +60,28 @@ def write_candidates(path, triples_per_entry):
                    + "</generatedtripleset></entry>\n" for triples in triples_per_entry)
     path.write_text(f"<?xml version='1.0' encoding='utf-8'?>\n<benchmark><entries>\n{body}</entries></benchmark>\n",
                     encoding="utf-8")
+
+
+def rebuild_triples(generations, references):
+    """(candidates, unparseable lines, unscorable triples): each generation parsed with the task's
+    documented parsing, the triples past the scorer's limits left out and counted."""
+    from benchscore.harness import tasks
+
+    candidates, unparseable, unscorable = [], 0, 0
+    for generation, reference in zip(generations, references):
+        triples, bad_lines = tasks.parse_triples(generation)
+        kept, dropped = tasks.scorable_triples(reference["triples"], triples)
+        candidates.append(kept)
+        unparseable += bad_lines
+        unscorable += dropped
+    assert sum(map(len, candidates)) > 0, "the fitted tiny model should write some triples"
+    return candidates, unparseable, unscorable
+
+
+def assert_webnlg_f1s_equal(result, official, suffix=""):
+    """The harness's five F1s (keys + `suffix`, e.g. lm-eval's ",none") equal `benchscore webnlg`'s JSON."""
+    assert result[f"strict_f1{suffix}"] == official["Total_scores"]["Strict"]["F1"]
+    assert result[f"exact_f1{suffix}"] == official["Total_scores"]["Exact"]["F1"]
+    assert result[f"partial_f1{suffix}"] == official["Total_scores"]["Partial"]["F1"]
+    assert result[f"ent_type_f1{suffix}"] == official["Total_scores"]["Ent_type"]["F1"]
+    assert result[f"triple_f1{suffix}"] == official["Exact_match"]["F1"]

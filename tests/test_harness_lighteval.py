@@ -20,13 +20,14 @@ pytest.importorskip("lighteval", reason="LightEval is not installed (pip install
 pytest.importorskip("transformers", reason="the tiny model needs the trainer extra (torch, transformers)")
 pyarrow_parquet = pytest.importorskip("pyarrow.parquet", reason="pyarrow (a datasets dependency) reads the details")
 
-from benchscore.harness import tasks  # noqa: E402
 from benchscore.mctaco.files import read_references as read_tsv  # noqa: E402
 from benchscore.webnlg_rdf.files import read_references  # noqa: E402
 from conftest import REPO  # noqa: E402
 from conftest import shared_path  # noqa: E402
+from harness_common import assert_webnlg_f1s_equal  # noqa: E402
 from harness_common import benchscore_cli  # noqa: E402
 from harness_common import offline_env  # noqa: E402
+from harness_common import rebuild_triples  # noqa: E402
 from harness_common import tiny_model  # noqa: E402
 from harness_common import write_candidates  # noqa: E402
 from harness_common import write_references  # noqa: E402
@@ -67,11 +68,17 @@ def run(tmp_path_factory):
     return results, details, entries, tmp
 
 
+def task_result_and_rows(run, task, n_rows):
+    """LightEval's result and saved details of `task`, whose details are its first `n_rows` documents in order."""
+    results, details, _, _ = run
+    rows = details[task]
+    assert [row["doc"]["specific"]["row"] for row in rows] == list(range(n_rows))
+    return results[task], rows
+
+
 def test_lighteval_mc_taco_official_equals_benchscore_mctaco(run):
-    results, details, _, tmp = run
-    result = results["mc_taco_official|0"]
-    rows = details["mc_taco_official|0"]
-    assert [row["doc"]["specific"]["row"] for row in rows] == list(range(QUESTION_ROWS))
+    tmp = run[3]
+    result, rows = task_result_and_rows(run, "mc_taco_official|0", QUESTION_ROWS)
     # The prediction, rebuilt from the saved loglikelihoods of " no" and " yes".
     predictions = []
     for row in rows:
@@ -89,26 +96,12 @@ def test_lighteval_mc_taco_official_equals_benchscore_mctaco(run):
 
 
 def test_lighteval_webnlg_text2rdf_equals_benchscore_webnlg(run):
-    results, details, entries, tmp = run
-    result = results["webnlg_text2rdf|3"]
-    rows = details["webnlg_text2rdf|3"]
-    assert [row["doc"]["specific"]["row"] for row in rows] == list(range(ENTRIES))
-    candidates = []
-    unparseable = unscorable = 0
-    for row, entry in zip(rows, entries):
-        triples, bad_lines = tasks.parse_triples(row["model_response"]["text"][0])
-        kept, dropped = tasks.scorable_triples(entry["triples"], triples)
-        candidates.append(kept)
-        unparseable += bad_lines
-        unscorable += dropped
-    assert sum(map(len, candidates)) > 0, "the fitted tiny model should write some triples"
+    entries, tmp = run[2:]
+    result, rows = task_result_and_rows(run, "webnlg_text2rdf|3", ENTRIES)
+    candidates, unparseable, unscorable = rebuild_triples([row["model_response"]["text"][0] for row in rows], entries)
     write_candidates(tmp / "cand.xml", candidates)
     benchscore_cli("webnlg", str(tmp / "webnlg" / "references" / "en_all.xml"), str(tmp / "cand.xml"),
                    str(tmp / "webnlg.json"), "--no-progress")
     official = json.loads((tmp / "webnlg.json").read_text())
-    assert result["strict_f1"] == official["Total_scores"]["Strict"]["F1"]
-    assert result["exact_f1"] == official["Total_scores"]["Exact"]["F1"]
-    assert result["partial_f1"] == official["Total_scores"]["Partial"]["F1"]
-    assert result["ent_type_f1"] == official["Total_scores"]["Ent_type"]["F1"]
-    assert result["triple_f1"] == official["Exact_match"]["F1"]
+    assert_webnlg_f1s_equal(result, official)
     assert (result["unparseable_lines"], result["unscorable_triples"]) == (unparseable, unscorable)
