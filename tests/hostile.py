@@ -52,6 +52,13 @@ def deep_json(depth=DEEP):
     return "[" * depth + "]" * depth
 
 
+def replace_line(text, number, new):
+    """`text` with line `number` (1-based) replaced by `new`, joined with LF."""
+    lines = text.splitlines()
+    lines[number - 1] = new
+    return "\n".join(lines) + "\n"
+
+
 def write(path, data):
     """Writes bytes or str (str as UTF-8, no newline translation); returns the path as str."""
     path = pathlib.Path(path)
@@ -123,45 +130,68 @@ def assert_same_or_refused(result, baseline, command, path=None):
         assert_cli_error(result, command, path)
 
 
+def assert_bom_same_or_refused(tmp_path, baseline, write_files, cli, command, texts, which):
+    """`command` on its files written by `write_files(tmp_path, **{name: text})` (`texts` in the order
+    `write_files` returns them), file `which` with a BOM: the plain run's output, or a clean refusal
+    naming that file."""
+    paths = write_files(tmp_path, **{which: "\ufeff" + texts[which]})
+    assert_same_or_refused(cli(*paths), baseline, command, paths[list(texts).index(which)])
+
+
 # -- library -----------------------------------------------------------------------------------
 
 @contextlib.contextmanager
-def library_error(example=None):
-    """The block raises ValueError/TypeError (not a raw KeyError, RecursionError...) naming `example N`."""
+def _our_error(check, expected, no_error):
+    """The block raises ValueError/TypeError (not one of RAW_EXCEPTIONS, not another exception), which
+    `check(err)` then asserts on; `expected` names what was wanted in a failure, `no_error` is the
+    failure when nothing is raised."""
     try:
         yield
     except GuardTimeout:
         raise
     except RAW_EXCEPTIONS as err:
-        pytest.fail(f"raw {type(err).__name__} instead of ValueError/TypeError: {str(err)[:200]}")
+        pytest.fail(f"raw {type(err).__name__} instead of {expected}: {str(err)[:200]}")
     except (ValueError, TypeError) as err:
+        check(err)
+        return
+    except Exception as err:  # noqa: BLE001
+        pytest.fail(f"{type(err).__name__} instead of {expected}: {str(err)[:200]}")
+    pytest.fail(no_error)
+
+
+def library_error(example=None):
+    """The block raises ValueError/TypeError (not a raw KeyError, RecursionError...) naming `example N`."""
+    def names_example(err):
         if example is not None:
             assert re.search(rf"\bexample #?{example}\b", str(err)), \
                 f"{type(err).__name__} does not name 'example {example}': {str(err)[:300]}"
-        return
-    except Exception as err:  # noqa: BLE001
-        pytest.fail(f"{type(err).__name__} instead of ValueError/TypeError: {str(err)[:200]}")
-    pytest.fail(f"no error: the bad input was accepted (expected ValueError/TypeError naming example {example})")
+
+    return _our_error(names_example, "ValueError/TypeError",
+                      f"no error: the bad input was accepted (expected ValueError/TypeError naming example {example})")
 
 
-@contextlib.contextmanager
 def loader_error(path, line=None):
     """The block raises ValueError/TypeError naming the file (and the 1-based line, `:N` or `line N`)."""
-    try:
-        yield
-    except GuardTimeout:
-        raise
-    except RAW_EXCEPTIONS as err:
-        pytest.fail(f"raw {type(err).__name__} instead of ValueError: {str(err)[:200]}")
-    except (ValueError, TypeError) as err:
+    def names_file_and_line(err):
         message = str(err)
         assert pathlib.Path(path).name in message, f"error does not name the file: {message[:300]}"
         if line is not None:
             assert re.search(rf"(:|line ){line}\b", message), f"error does not name line {line}: {message[:300]}"
+
+    return _our_error(names_file_and_line, "ValueError", "no error: the bad input was accepted")
+
+
+def assert_bom_same_rows_or_refused(load, tmp_path, text, suffix):
+    """The loader `load` (path -> Dataset) on `text` with a BOM: the same rows as without, or a
+    ValueError naming the file."""
+    plain = load(write(tmp_path / f"plain{suffix}", text)).to_list()
+    path = write(tmp_path / f"bom{suffix}", "\ufeff" + text)
+    try:
+        rows = load(path).to_list()
+    except ValueError as err:
+        assert f"bom{suffix}" in str(err)
         return
-    except Exception as err:  # noqa: BLE001
-        pytest.fail(f"{type(err).__name__} instead of ValueError: {str(err)[:200]}")
-    pytest.fail("no error: the bad input was accepted")
+    assert rows == plain
 
 
 # -- Spaces ------------------------------------------------------------------------------------

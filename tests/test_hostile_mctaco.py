@@ -5,8 +5,9 @@ import pathlib
 import pytest
 
 from conftest import METRICS, load_metric
-from hostile import (assert_cli_error, assert_cli_ok, assert_same_or_refused, guard, library_error,  # noqa: F401
-                     load_app, loader_error, run_cli, space_error, write)
+from hostile import (assert_bom_same_rows_or_refused, assert_cli_error, assert_cli_ok,  # noqa: F401
+                     assert_same_or_refused, guard, library_error, load_app, loader_error, run_cli,
+                     space_error, write)
 
 pytestmark = pytest.mark.usefixtures("guard")
 
@@ -36,6 +37,13 @@ def with_line(lines, number, text):
     lines = list(lines)
     lines[number - 1] = text
     return "\n".join(lines) + "\n"
+
+
+def assert_line_refused(tmp_path, which, number, text):
+    """The CLI refuses the gold file (`which` "gold") or the predictions ("preds") with line `number`
+    (1-based) replaced by `text`, naming that file and line."""
+    gold, preds = files(tmp_path, **{which: with_line(GOLD_LINES if which == "gold" else PRED_LINES, number, text)})
+    assert_cli_error(cli(gold, preds), "mctaco", gold if which == "gold" else preds, number)
 
 
 # -- encodings and line ends -------------------------------------------------------------------
@@ -83,33 +91,27 @@ def test_empty_predictions_file(tmp_path):
 
 
 def test_blank_line_inside_gold(tmp_path):
-    gold, preds = files(tmp_path, gold=with_line(GOLD_LINES, 3, ""))
-    assert_cli_error(cli(gold, preds), "mctaco", gold, 3)
+    assert_line_refused(tmp_path, "gold", 3, "")
 
 
 def test_blank_line_inside_predictions(tmp_path):
-    gold, preds = files(tmp_path, preds=with_line(PRED_LINES, 2, "  "))
-    assert_cli_error(cli(gold, preds), "mctaco", preds, 2)
+    assert_line_refused(tmp_path, "preds", 2, "  ")
 
 
 def test_too_few_fields_on_gold_line(tmp_path):
-    gold, preds = files(tmp_path, gold=with_line(GOLD_LINES, 3, GOLD_LINES[2].rsplit("\t", 1)[0]))
-    assert_cli_error(cli(gold, preds), "mctaco", gold, 3)
+    assert_line_refused(tmp_path, "gold", 3, GOLD_LINES[2].rsplit("\t", 1)[0])
 
 
 def test_bad_gold_label(tmp_path):
-    gold, preds = files(tmp_path, gold=with_line(GOLD_LINES, 2, GOLD_LINES[1].replace("\tno\t", "\tmaybe\t")))
-    assert_cli_error(cli(gold, preds), "mctaco", gold, 2)
+    assert_line_refused(tmp_path, "gold", 2, GOLD_LINES[1].replace("\tno\t", "\tmaybe\t"))
 
 
 def test_bad_prediction_label(tmp_path):
-    gold, preds = files(tmp_path, preds=with_line(PRED_LINES, 2, "perhaps"))
-    assert_cli_error(cli(gold, preds), "mctaco", preds, 2)
+    assert_line_refused(tmp_path, "preds", 2, "perhaps")
 
 
 def test_nul_and_control_bytes_in_predictions(tmp_path):
-    gold, preds = files(tmp_path, preds=with_line(PRED_LINES, 3, "ye\x00s"))
-    assert_cli_error(cli(gold, preds), "mctaco", preds, 3)
+    assert_line_refused(tmp_path, "preds", 3, "ye\x00s")
 
 
 def test_prediction_count_mismatch(tmp_path):
@@ -193,14 +195,7 @@ def test_module_bad_label_in_second_add_batch_names_global_example(module):
 def test_loader_bom_same_rows_or_refused(tmp_path):
     from benchscore.mctaco.loader import load_mctaco
 
-    plain = load_mctaco(validation=write(tmp_path / "plain.tsv", GOLD))["validation"]
-    bom = write(tmp_path / "bom.tsv", "\ufeff" + GOLD)
-    try:
-        rows = load_mctaco(validation=bom)["validation"]
-    except ValueError as err:
-        assert "bom.tsv" in str(err)
-        return
-    assert rows.to_list() == plain.to_list()
+    assert_bom_same_rows_or_refused(lambda path: load_mctaco(validation=path)["validation"], tmp_path, GOLD, ".tsv")
 
 
 def test_loader_invalid_utf8_names_file_and_line(tmp_path):

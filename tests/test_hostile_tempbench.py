@@ -5,8 +5,9 @@ import json
 import pytest
 
 from conftest import METRICS, load_metric
-from hostile import (assert_cli_error, assert_cli_ok, assert_same_or_refused, deep_json, guard,  # noqa: F401
-                     jsonl, library_error, load_app, loader_error, run_cli, space_error, write)
+from hostile import (assert_bom_same_or_refused, assert_bom_same_rows_or_refused, assert_cli_error,  # noqa: F401
+                     assert_cli_ok, assert_same_or_refused, deep_json, guard, jsonl, library_error,
+                     load_app, loader_error, replace_line, run_cli, space_error, write)
 
 pytestmark = pytest.mark.usefixtures("guard")
 
@@ -23,12 +24,6 @@ def files(tmp_path, questions=QUESTIONS, evidence=EVIDENCE):
 
 def cli(questions, evidence, *extra):
     return run_cli(["tempbench", "--questions", questions, "--evidence", evidence, "--json", *extra])
-
-
-def replace_line(text, number, new):
-    lines = text.splitlines()
-    lines[number - 1] = new
-    return "\n".join(lines) + "\n"
 
 
 def edited(records, index, **changes):
@@ -105,9 +100,8 @@ def test_nan_or_boolean_gold_year(tmp_path, value):
 
 @pytest.mark.parametrize("which", ["questions", "evidence"])
 def test_bom_same_numbers_or_refused(tmp_path, baseline, which):
-    text = {"questions": QUESTIONS, "evidence": EVIDENCE}[which]
-    paths = files(tmp_path, **{which: "\ufeff" + text})
-    assert_same_or_refused(cli(*paths), baseline, "tempbench", paths[0 if which == "questions" else 1])
+    assert_bom_same_or_refused(tmp_path, baseline, files, cli, "tempbench",
+                               {"questions": QUESTIONS, "evidence": EVIDENCE}, which)
 
 
 def test_crlf_same_numbers(tmp_path, baseline):
@@ -313,14 +307,7 @@ def test_loader_invalid_utf8(tmp_path):
 def test_loader_bom_same_rows_or_refused(tmp_path):
     from benchscore.tempbench_trp.loader import load_tempbench
 
-    plain = load_tempbench(write(tmp_path / "plain.jsonl", QUESTIONS)).to_list()
-    path = write(tmp_path / "bom.jsonl", "\ufeff" + QUESTIONS)
-    try:
-        rows = load_tempbench(path).to_list()
-    except ValueError as err:
-        assert "bom.jsonl" in str(err)
-        return
-    assert rows == plain
+    assert_bom_same_rows_or_refused(load_tempbench, tmp_path, QUESTIONS, ".jsonl")
 
 
 # -- the Space ---------------------------------------------------------------------------------

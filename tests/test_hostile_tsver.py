@@ -14,7 +14,8 @@ import pytest
 from conftest import METRICS, load_metric
 from fake_judge_server import FakeJudgeServer, counts_for, fenced
 from hostile import (assert_cli_error, assert_cli_ok, assert_same_or_refused, deep_json, guard,  # noqa: F401
-                     jsonl, library_error, load_app, loader_error, run_cli, run_subprocess, space_error, write)
+                     jsonl, library_error, load_app, loader_error, replace_line, run_cli, run_subprocess, space_error,
+                     write)
 
 pytestmark = pytest.mark.usefixtures("guard")
 
@@ -37,12 +38,6 @@ def files(tmp_path, gold=GOLD, preds=PREDS, ev2r=None):
 
 def cli(gold, preds, *extra):
     return run_cli(["tsver", "--gold", gold, "--predictions", preds, "--json", *extra])
-
-
-def replace_line(text, number, new):
-    lines = text.splitlines()
-    lines[number - 1] = new
-    return "\n".join(lines) + "\n"
 
 
 def perfect_predictions(gold=G):
@@ -216,6 +211,12 @@ def examples(n=5):
     return [prediction(i) for i in range(n)], [reference(i) for i in range(n)]
 
 
+def assert_compute_refused(module, index, preds, refs):
+    """`module.compute` refuses `preds`/`refs` with our error naming example `index`."""
+    with library_error(index):
+        module.compute(predictions=preds, references=refs)
+
+
 @pytest.fixture(scope="module")
 def module():
     return load_metric("tsver")
@@ -225,24 +226,21 @@ def module():
 def test_module_missing_reference_key(module, index):
     preds, refs = examples()
     del refs[index]["justifications"]
-    with library_error(index):
-        module.compute(predictions=preds, references=refs)
+    assert_compute_refused(module, index, preds, refs)
 
 
 @pytest.mark.parametrize("index", [0, 3])
 def test_module_extra_prediction_key(module, index):
     preds, refs = examples()
     preds[index]["confidence"] = 0.9
-    with library_error(index):
-        module.compute(predictions=preds, references=refs)
+    assert_compute_refused(module, index, preds, refs)
 
 
 @pytest.mark.parametrize("index", [0, 3])
 def test_module_missing_explanation_key(module, index):
     preds, refs = examples()
     del preds[index]["explanation"]
-    with library_error(index):
-        module.compute(predictions=preds, references=refs)
+    assert_compute_refused(module, index, preds, refs)
 
 
 def test_module_fractional_year_in_later_example_refused(module):

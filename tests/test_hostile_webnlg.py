@@ -11,8 +11,9 @@ from xml.sax.saxutils import escape
 import pytest
 
 from conftest import METRICS, load_metric
-from hostile import (assert_cli_error, assert_cli_ok, assert_same_or_refused, guard, library_error,  # noqa: F401
-                     load_app, loader_error, run_cli, run_subprocess, space_error, write)
+from hostile import (assert_bom_same_or_refused, assert_bom_same_rows_or_refused, assert_cli_error,  # noqa: F401
+                     assert_cli_ok, assert_same_or_refused, guard, library_error, load_app, loader_error,
+                     run_cli, run_subprocess, space_error, write)
 
 pytestmark = pytest.mark.usefixtures("guard")
 
@@ -148,9 +149,7 @@ def test_space_pasted_entry_with_very_long_elements_finishes(app):
 
 @pytest.mark.parametrize("which", ["refs", "cands"])
 def test_bom_same_numbers_or_refused(tmp_path, baseline, which):
-    text = {"refs": REFS, "cands": CANDS}[which]
-    paths = files(tmp_path, **{which: "\ufeff" + text})
-    assert_same_or_refused(cli(*paths), baseline, "webnlg", paths[0 if which == "refs" else 1])
+    assert_bom_same_or_refused(tmp_path, baseline, files, cli, "webnlg", {"refs": REFS, "cands": CANDS}, which)
 
 
 def test_crlf_same_numbers(tmp_path, baseline):
@@ -268,14 +267,7 @@ def test_loader_invalid_utf8_names_file_and_line(tmp_path):
 def test_loader_bom_same_rows_or_refused(tmp_path):
     from benchscore.webnlg_rdf.loader import load_dataset
 
-    plain = load_dataset(write(tmp_path / "plain.xml", REFS)).to_list()
-    path = write(tmp_path / "bom.xml", "\ufeff" + REFS)
-    try:
-        rows = load_dataset(path).to_list()
-    except ValueError as err:
-        assert "bom.xml" in str(err)
-        return
-    assert rows == plain
+    assert_bom_same_rows_or_refused(load_dataset, tmp_path, REFS, ".xml")
 
 
 # -- the Space ---------------------------------------------------------------------------------
