@@ -73,3 +73,24 @@ def test_cli_without_a_command_shows_usage(capsys):
         cli.main([])
     assert exit_info.value.code == 2
     assert "COMMAND" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("folder", sorted(b.folder for b in benchscore.BENCHMARKS.values()))
+def test_a_module_refuses_an_installed_benchscore_of_another_version(folder, monkeypatch):
+    # The Space's module file and the installed package must agree (a Space pins benchscore).
+    from conftest import load_metric
+
+    import sys
+
+    monkeypatch.setattr(benchscore, "__version__", "9.9.9")
+    for name in [n for n in sys.modules if n.startswith(f"evaluate_modules.metrics.{folder}")]:
+        monkeypatch.delitem(sys.modules, name)  # a fresh import of the module file, as in a new process
+    with pytest.raises(ImportError, match=rf"'{folder}' was written for benchscore 0\.1\.0, but benchscore 9\.9\.9 "
+                                          r"is installed; install benchscore==0\.1\.0"):
+        load_metric(folder)
+
+
+def test_every_module_is_written_for_this_version():
+    for bench in benchscore.BENCHMARKS.values():
+        source = (METRICS / bench.folder / f"{bench.folder}.py").read_text(encoding="utf-8")
+        assert f'metric.check_version("{benchscore.__version__}", "{bench.folder}")' in source
