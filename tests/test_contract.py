@@ -234,3 +234,35 @@ def test_space_shows_every_headline_number(case, expected):
     shown = {str(value) for row in output[0].values.tolist() for value in row}
     for key, value in expected.items():
         assert repr(value) in shown or (isinstance(value, int) and str(value) in shown), (key, value, sorted(shown))
+
+
+def _with_surrogate(value):
+    """`value` (an example's feature) with "\\ud800" added to its first string; None if it has none."""
+    if isinstance(value, str):
+        return value + "\ud800"
+    if isinstance(value, dict):
+        for key, item in value.items():
+            changed = _with_surrogate(item)
+            if changed is not None:
+                return {**value, key: changed}
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            changed = _with_surrogate(item)
+            if changed is not None:
+                return value[:i] + [changed] + value[i + 1:]
+    return None
+
+
+def test_a_lone_surrogate_in_any_text_feature_is_refused_naming_the_example(case):
+    # Arrow cannot store one; evaluate would raise a bare UnicodeEncodeError naming nothing.
+    inputs = case.inputs(*case.paths())
+    module = load_metric(case.folder, case.config_name)
+    tried = 0
+    for name, column in inputs.items():
+        changed = _with_surrogate(column[1])
+        if changed is None:
+            continue
+        tried += 1
+        with pytest.raises(ValueError, match=r"^example 1: "):  # a bad label, or "holds a lone surrogate"
+            module.compute(**{**inputs, name: [column[0], changed, *column[2:]]})
+    assert tried > 0

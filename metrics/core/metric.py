@@ -19,6 +19,8 @@ evaluate's loader takes the first `evaluate.Metric` subclass it finds in the mod
 import evaluate
 
 import benchscore
+from benchscore.core.readers import at_example
+from benchscore.core.readers import shown
 
 
 def check_version(written_for, module):
@@ -66,8 +68,14 @@ class BenchscoreMetric(evaluate.Metric):
                 raise ValueError(f"{name} has {len(column)} values for {n} predictions; expected one per example")
         start = getattr(self, "_n_added", 0)
         batch = self._prepare(batch, start)
+        try:
+            written = super().add_batch(**batch)
+        except UnicodeEncodeError:
+            # Arrow cannot store a lone surrogate (text that is not valid Unicode); found only on this
+            # error path, so valid input pays nothing for the search.
+            raise _surrogate_error(batch, start) from None
         self._n_added = start + n
-        return super().add_batch(**batch)
+        return written
 
     def add(self, *, prediction=None, reference=None, **kwargs):
         """Adds one example; optional features may be left out."""
@@ -77,6 +85,35 @@ class BenchscoreMetric(evaluate.Metric):
     def _finalize(self):
         self._n_added = 0  # the next add_batch starts a new input
         return super()._finalize()
+
+
+def _bad_text(value):
+    """The first string inside `value` (nested lists, tuples, dicts) that UTF-8 cannot encode, else None."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return item
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return None
+
+
+def _surrogate_error(batch, start):
+    """`example N: <feature> holds ...` for the first example with a string Arrow cannot store."""
+    for name, column in batch.items():
+        for offset, value in enumerate(column):
+            text = _bad_text(value)
+            if text is not None:
+                bad = next(c for c in text if 0xD800 <= ord(c) <= 0xDFFF)
+                return at_example(start + offset, f"{name} holds a lone surrogate (U+{ord(bad):04X}) in "
+                                                  f"{shown(text)}; expected valid Unicode text")
+    return ValueError("a string in this batch is not valid Unicode; expected valid Unicode text")
 
 
 def _as_list(column, name):
