@@ -7,9 +7,11 @@ any breakdown, which are not part of the official structure). Both commands read
 """
 
 import json
+import os
 import sys
 
 from benchscore.core import compare
+from benchscore.core.readers import at_line
 from benchscore.webnlg_rdf import files
 from benchscore.webnlg_rdf import significance
 from benchscore.webnlg_rdf.scoring import KINDS
@@ -98,7 +100,16 @@ def _warn(command, warnings):
         print(f"benchscore {command}: warning: {warning}", file=sys.stderr)
 
 
+def check_output(output, *inputs):
+    """Refuses an OUT.json that is one of the input files, before anything is read or written."""
+    for path in inputs:
+        if output and os.path.exists(output) and os.path.exists(path) and os.path.samefile(output, path):
+            raise at_line(output, 1, f"the output file is the input file {path}; expected another path (writing "
+                                     "the scores there would overwrite it)")
+
+
 def run(args):
+    check_output(args.output, args.reference, args.candidate)
     result = score_files(args.reference, args.candidate, by=args.by, progress=not args.no_progress)
     _warn("webnlg", result.get("warnings", ()))
     if args.output:

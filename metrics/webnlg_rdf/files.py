@@ -115,6 +115,16 @@ def _texts(element, tag, lines):
     return ["".join(child.itertext()) for child in children], [lines[child] for child in children]
 
 
+def _triples(path, tripleset, tag, lines):
+    """`_texts` of a triple set that holds no other element: the official reads only `tag` there, so an
+    `<mtriple>` among candidates (or any other element) would be dropped without a word."""
+    for child in tripleset.iter():
+        if child is not tripleset and child.tag != tag:
+            raise at_line(path, lines[child], f"found <{child.tag}> in <{tripleset.tag}>; expected <{tag}> only "
+                                              "(the official script reads only those and would drop it silently)")
+    return _texts(tripleset, tag, lines)
+
+
 def _name(index, eid):
     return f"entry {index}" + (f" (eid {eid!r})" if eid is not None else "")
 
@@ -126,7 +136,7 @@ def _read(path, tripleset, triple, expected):
         eid, found = entry.get("eid"), entry.find(f".//{tripleset}")
         if found is None:
             raise at_line(path, lines[entry], f"{_name(index, eid)} has no <{tripleset}>; expected {expected}")
-        triples, triple_lines = _texts(found, triple, lines)
+        triples, triple_lines = _triples(path, found, triple, lines)
         yield {"eid": eid, "triples": triples, "line": lines[entry], "triple_lines": triple_lines}, entry, lines
 
 

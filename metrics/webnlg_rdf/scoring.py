@@ -797,12 +797,24 @@ def _exact_match(stats):
     return {"Precision": float(np.mean(precision)), "Recall": float(np.mean(recall)), "F1": float(np.mean(f1))}
 
 
+def checked_stats(stats):
+    """`stats` as a list, every item an `ItemStats` (`TypeError` naming the first that is not)."""
+    if isinstance(stats, (str, bytes, ItemStats)) or not hasattr(stats, "__iter__"):
+        raise TypeError(f"stats is {type(stats).__name__} {stats!r:.80}; expected a list of ItemStats (from item_stats)")
+    stats = list(stats)
+    for index, entry in enumerate(stats):
+        if not isinstance(entry, ItemStats):
+            raise TypeError(f"example {index}: the statistics are {type(entry).__name__} {entry!r:.80}; expected an "
+                            "ItemStats (from item_stats)")
+    return stats
+
+
 def aggregate(stats):
     """The official output dict from a list of `ItemStats`, keys in the official order:
     Total_scores (Ent_type, Partial, Strict, Exact), Scores_per_tag (Subjects, Predicates,
     Objects; each the four schemes), Exact_match. Counts are sums; P/R/F1 are the exactly rounded
     means over all selected pairs, as `statistics.mean` gives them (the int 0 when every pair's is)."""
-    stats = list(stats)
+    stats = checked_stats(stats)
     n_pairs = sum(entry.n_pairs for entry in stats)
     if n_pairs == 0:
         raise ValueError("nothing to score: no entry has a reference or candidate triple")
@@ -852,7 +864,7 @@ def score(references_per_entry, candidates_per_entry):
 def breakdown(stats, keys):
     """Extension (not in the official script): `{key: aggregate(entries with that key)}`, e.g. per
     category or per number of reference triples; keys sorted (None last)."""
-    stats, keys = list(stats), list(keys)
+    stats, keys = checked_stats(stats), list(keys)
     if len(stats) != len(keys):
         raise ValueError(f"{len(keys)} breakdown keys for {len(stats)} entries; expected one key per entry")
     groups = {}
