@@ -276,3 +276,130 @@ def test_prediction_label_listed_as_accepted_is_accepted(tmp_path, label, same_a
     expected = result.err.split("expected", 1)[-1]
     assert not __import__("re").search(rf"\b{label}\b", expected), \
         f"the message lists {label!r} as expected, yet refuses it: {result.err.strip()}"
+
+
+# -- the pure functions (audit findings 3, 21) ---------------------------------------------------
+
+@pytest.mark.parametrize("stats", [[1, 2], ["q"], [None]])
+def test_aggregate_of_items_that_are_not_item_stats_names_the_item(stats):
+    from benchscore.mctaco import scoring
+
+    with pytest.raises(TypeError, match=r"^example 0: the statistics are .*; expected an mctaco ItemStats"):
+        scoring.aggregate(stats)
+
+
+def test_aggregate_names_the_first_item_that_is_not_item_stats():
+    from benchscore.mctaco import scoring
+
+    good = scoring.item_stats(["yes"], ["yes"], ["q"])
+    with pytest.raises(TypeError, match=r"^example 1: the statistics are dict"):
+        scoring.aggregate(good + [{"f1": 1.0}])
+
+
+@pytest.mark.parametrize("categories, example", [(["Nope"], 0), (["Frequency", "Duration"], 1), (["Frequency", None], 1)])
+def test_score_refuses_an_unknown_category_name(categories, example):
+    from benchscore.mctaco import scoring
+
+    n = len(categories)
+    with pytest.raises(ValueError, match=f"^example {example}: category is .*; expected one of .'Event Duration'"):
+        scoring.score(["yes"] * n, ["yes"] * n, [f"q{i}" for i in range(n)], categories=categories)
+
+
+def test_module_refuses_an_unknown_category_name():
+    with library_error(1):
+        load_metric("mctaco").compute(predictions=[1, 1], references=[1, 1], question_id=["a", "b"], category=["Frequency", "Nope"])
+
+
+@pytest.mark.parametrize("key_source", ["zzz", "", None, "question"])
+def test_score_refuses_an_unknown_key_source(key_source):
+    from benchscore.mctaco import scoring
+
+    with pytest.raises(ValueError, match=r"key_source is .*; expected one of \('question_id', 'sentence\+question'\)"):
+        scoring.score(["yes"], ["yes"], ["q"], key_source=key_source)
+
+
+# -- the Trainer helper (audit findings 13, 16) ---------------------------------------------------
+
+class EvalPred:
+    def __init__(self, predictions, label_ids):
+        self.predictions, self.label_ids = predictions, label_ids
+
+
+@pytest.fixture(scope="module")
+def trainer_rows():
+    import datasets
+
+    return datasets.Dataset.from_dict({"question_id": ["q", "q", "r"], "label": [1, 0, 1]})
+
+
+def trainer_call(rows, logits, batch=False):
+    import numpy as np
+
+    from benchscore.mctaco.trainer import compute_metrics_for
+
+    return compute_metrics_for(rows)(EvalPred(logits, np.array([1, 0, 1])), *([True] if batch else []))
+
+
+@pytest.mark.parametrize("batch", [False, True])
+@pytest.mark.parametrize("value, what", [(float("inf"), "infinite"), (-float("inf"), "infinite"),
+                                         (float("nan"), "NaN")])
+def test_trainer_refuses_non_finite_logits_naming_the_row(trainer_rows, batch, value, what):
+    import numpy as np
+
+    logits = np.array([[0.0, 1.0], [1.0, 0.0], [0.0, 1.0]])
+    logits[2, 0] = value
+    with pytest.raises(ValueError, match=f"eval dataset row 2: the logits are {what}; expected finite numbers"):
+        trainer_call(trainer_rows, logits, batch)
+
+
+@pytest.mark.parametrize("logits, dtype, row", [
+    ([["a", "b"]] * 3, None, 0),  # strings
+    ([[0.0, 1.0], [1.0, None], [0.0, 1.0]], object, 1),  # a missing value
+    ([True, False, True], None, 0),  # booleans
+])
+def test_trainer_refuses_logits_that_are_not_numbers_naming_the_row(trainer_rows, logits, dtype, row):
+    import numpy as np
+
+    with pytest.raises(ValueError, match=f"eval dataset row {row}: a logit is .*; expected numbers"):
+        trainer_call(trainer_rows, np.array(logits, dtype=dtype))
+
+
+def test_trainer_object_array_of_numbers_is_scored_as_floats(trainer_rows):
+    import numpy as np
+
+    logits = [[0.0, 1.0], [1.0, 0.0], [0.0, 1.0]]
+    assert trainer_call(trainer_rows, np.array(logits, dtype=object)) == trainer_call(trainer_rows, np.array(logits))
+
+
+@pytest.mark.parametrize("wrap", [tuple, lambda parts: [tuple(parts)]])
+def test_trainer_refuses_a_tuple_of_model_outputs_saying_to_pass_the_logits(trainer_rows, wrap):
+    import numpy as np
+
+    outputs = wrap([np.zeros((3, 2)), np.zeros((3, 4))])  # (logits, hidden states); a list: per-batch outputs
+    with pytest.raises(TypeError, match="expected the logits alone: pass Trainer\\(preprocess_logits_for_metrics="):
+        trainer_call(trainer_rows, outputs)
+
+
+# -- the CLI's -o (audit finding 19) -------------------------------------------------------------
+
+@pytest.mark.parametrize("which", ["gold", "preds"])
+def test_output_path_equal_to_an_input_is_refused_before_writing(tmp_path, which):
+    gold, preds = files(tmp_path)
+    target = gold if which == "gold" else preds
+    before = pathlib.Path(target).read_bytes()
+    assert_cli_error(cli(gold, preds, "-o", target), "mctaco", target, 1)
+    assert pathlib.Path(target).read_bytes() == before
+
+
+def test_output_path_that_links_to_an_input_is_refused(tmp_path):
+    gold, preds = files(tmp_path)
+    link = tmp_path / "link.tsv"
+    link.symlink_to(gold)
+    assert_cli_error(cli(gold, preds, "-o", link), "mctaco", link, 1)
+    assert pathlib.Path(gold).read_text(encoding="utf-8") == GOLD
+
+
+def test_output_path_elsewhere_is_written(tmp_path):
+    gold, preds = files(tmp_path)
+    assert_cli_ok(cli(gold, preds, "-o", tmp_path / "scores.json"))
+    assert set(__import__("json").loads((tmp_path / "scores.json").read_text())) == {"em", "f1"}

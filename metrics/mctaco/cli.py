@@ -10,9 +10,11 @@ by `benchscore.cli`). Warnings go to stderr (and into the result with --json).
 """
 
 import json
+import os
 import sys
 
 from benchscore.core import compare
+from benchscore.core.readers import at_line
 from benchscore.mctaco import files
 from benchscore.mctaco import scoring
 from benchscore.mctaco import significance
@@ -33,7 +35,16 @@ def warn(command, warnings):
         print(f"benchscore {command}: warning: {message}", file=sys.stderr)
 
 
+def refuse_input_as_output(output, gold, predictions):
+    """`-o` naming the gold or predictions file is refused before anything is read or written."""
+    for flag, path in (("--gold", gold), ("--predictions", predictions)):
+        if output and os.path.exists(output) and os.path.exists(path) and os.path.samefile(output, path):
+            raise at_line(output, 1, f"-o names the {flag} file; expected another path (the scores would "
+                                     f"overwrite {path})")
+
+
 def run(args):
+    refuse_input_as_output(args.output, args.gold, args.predictions)
     result = files.score_files(args.gold, args.predictions)
     warn("mctaco", result.get("warnings", ()))
     if args.json:

@@ -41,6 +41,7 @@ VERSION = "1.0.0"
 CATEGORIES = ("Event Duration", "Event Ordering", "Frequency", "Typical Time", "Stationarity")
 LABELS = ("no", "yes")  # 0 = no, 1 = yes
 LABEL_EXPECTED = "expected 'yes' or 'no' (any case), 1 or 0, True or False"
+KEY_SOURCES = ("question_id", "sentence+question")  # what the question keys are made of (in the signature)
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,7 @@ def check_inputs(predictions, references, question_keys, categories=None):
 
 
 def check_categories(question_keys, categories):
-    """Every question has one category (or `categories` is None)."""
+    """Every question has one category, a name from `CATEGORIES` (or `categories` is None)."""
     if categories is None:
         return
     first = {}  # key -> the category of its first row
@@ -109,6 +110,9 @@ def check_categories(question_keys, categories):
         if first.setdefault(key, category) != category:
             raise at_example(i, f"category {shown(category)} differs from {shown(first[key])} given earlier for the "
                                 f"same question {shown(key)}; expected one category per question")
+    if not all(category in CATEGORIES for category in first.values()):  # one test per question, not per row
+        i, category = next((i, c) for i, c in enumerate(categories) if c not in CATEGORIES)
+        raise at_example(i, f"category is {shown(category)}; expected one of {CATEGORIES}")
 
 
 def item_stats(predictions, references, question_keys, categories=None, check_input=True):
@@ -148,13 +152,24 @@ def aggregate(stats):
     if not stats:
         raise ValueError("no questions to score; expected at least one candidate row")
     f1_sum = 0.0
-    for question in stats:  # plain left-to-right float sum, as the official tool
-        f1_sum += question.f1
+    try:
+        for question in stats:  # plain left-to-right float sum, as the official tool
+            f1_sum += question.f1
+        n_exact = sum(question.exact_match for question in stats)
+    except AttributeError:  # checked only when it fails: no cost on the usual path
+        raise not_item_stats(stats) from None
     return {
-        "em": sum(question.exact_match for question in stats) / len(stats),
+        "em": n_exact / len(stats),
         "f1": f1_sum / len(stats),
         "n_questions": len(stats),
     }
+
+
+def not_item_stats(stats):
+    """The `TypeError` for the first element of `stats` that is not an `ItemStats`."""
+    index, item = next(((i, s) for i, s in enumerate(stats) if not isinstance(s, ItemStats)), (None, None))
+    return TypeError(f"example {index}: the statistics are {type(item).__name__} {shown(item)}; expected an "
+                     "mctaco ItemStats (from item_stats)")
 
 
 def by_category(stats):
@@ -193,6 +208,8 @@ def score(predictions, references, question_keys, categories=None, key_source="q
 
 def signature(key_source, **options):
     """A sacrebleu-style string naming everything that fixes the numbers."""
+    if key_source not in KEY_SOURCES:
+        raise ValueError(f"key_source is {shown(key_source)}; expected one of {KEY_SOURCES}")
     parts = ["mctaco", f"version:{VERSION}", f"benchscore:{benchscore.__version__}", f"key:{key_source}",
              "labels:normalized"]
     parts += [f"{name}:{value}" for name, value in sorted(options.items())]

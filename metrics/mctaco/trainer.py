@@ -25,6 +25,8 @@ the helper counts rows across calls: after an evaluation that stopped with an er
 one. transformers is not imported here: only `EvalPrediction`'s two fields are read.
 """
 
+import numbers
+
 import numpy as np
 
 from benchscore.mctaco.scoring import LABELS
@@ -39,20 +41,47 @@ def yes_from_logits(logits, start=0):
     """Per-row "yes" (bool) from a binary classifier's logits; `start` is the first row's number.
 
     Shape (n, 2): argmax, column LABELS.index("yes") = 1 is "yes" (the loader's label ids: 0 = no,
-    1 = yes; a tie goes to "no"). Shape (n,) or (n, 1): one logit, "yes" when it is > 0. A NaN
-    (a diverged model, an fp16 overflow) is an error: argmax would silently read it as the larger.
+    1 = yes; a tie goes to "no"). Shape (n,) or (n, 1): one logit, "yes" when it is > 0. A NaN or an
+    infinity (a diverged model, an fp16 overflow) or a value that is not a number is an error naming
+    the row: argmax would silently read it as the larger. A tuple (the logits and other model
+    outputs) is a `TypeError` saying to pass the logits alone.
     """
-    logits = to_numpy(logits)
-    if logits.dtype.kind == "f" and np.isnan(logits).any():
-        row = start + int(np.argwhere(np.isnan(logits))[0][0])
-        raise ValueError(f"eval dataset row {row}: the logits are NaN; expected numbers (a diverged model?)")
+    logits = check_logits(_logits_array(logits), start)
     if logits.ndim == 2 and logits.shape[1] == len(LABELS):
         return logits.argmax(axis=1) == LABELS.index("yes")
-    if logits.ndim == 1 or (logits.ndim == 2 and logits.shape[1] == 1):
-        return logits.reshape(-1) > 0
-    raise ValueError(
-        f"logits have shape {logits.shape}; expected (n, 2) for a two-class classifier or (n,) / (n, 1) for one logit"
-    )
+    return logits.reshape(-1) > 0
+
+
+def _logits_array(logits):
+    """The logits as a numeric numpy array of shape (n, 2), (n,) or (n, 1), not yet checked for NaN."""
+    if isinstance(logits, tuple) or (isinstance(logits, list) and any(isinstance(part, tuple) for part in logits)):
+        raise TypeError("the predictions are a tuple of arrays (the logits and other model outputs, e.g. hidden "
+                        "states); expected the logits alone: pass Trainer(preprocess_logits_for_metrics=lambda "
+                        "logits, labels: logits[0]), or have the model return only its logits")
+    logits = to_numpy(logits)
+    if not (logits.ndim == 1 or (logits.ndim == 2 and logits.shape[1] in (1, len(LABELS)))):
+        raise ValueError(f"logits have shape {logits.shape}; expected (n, 2) for a two-class classifier or (n,) / "
+                         f"(n, 1) for one logit")
+    return logits
+
+
+def check_logits(logits, start=0):
+    """`logits` as floats, or a `ValueError` naming the first eval dataset row with a value that is not a
+    finite number (rows numbered from `start`)."""
+    if logits.dtype.kind not in "iuf":
+        for row, values in enumerate(logits.reshape(len(logits), -1), start):
+            for value in values:
+                if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
+                    raise ValueError(f"eval dataset row {row}: a logit is {shown(value)} ({type(value).__name__}); "
+                                     "expected numbers")
+        logits = logits.astype(float)
+    bad = ~np.isfinite(logits)
+    if bad.any():
+        row = int(np.argwhere(bad)[0][0])
+        what = "NaN" if np.isnan(logits[row]).any() else "infinite"
+        raise ValueError(f"eval dataset row {start + row}: the logits are {what}; expected finite numbers (a diverged "
+                         "model, an fp16 overflow?)")
+    return logits
 
 
 def to_yes_id(value, row):
