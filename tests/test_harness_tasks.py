@@ -129,6 +129,31 @@ def test_mctaco_questions_cut_by_limit_are_left_out():
         tasks.mctaco_em(items + items[:1])
 
 
+MCTACO_DOC = {"row": 7, "question_key": "k", "n_candidates": 1, "label": 1}
+
+
+@pytest.mark.parametrize("no, yes, choice", [(float("nan"), -1.0, "no"), (-1.0, float("nan"), "yes"),
+                                             (float("nan"), float("nan"), "no")])
+def test_mctaco_item_refuses_nan_loglikelihoods(no, yes, choice):
+    """lm-eval's argmax would read a NaN as "no" (or LightEval's as anything): a silent answer."""
+    with pytest.raises(ValueError, match=rf"^example 7 \(mc_taco_official document\): the log-likelihood of "
+                                         rf"'{choice}' is nan; expected a number, not NaN"):
+        tasks.mctaco_item(MCTACO_DOC, no, yes)
+
+
+@pytest.mark.parametrize("value", ["-1.0", None, True])
+def test_mctaco_item_refuses_loglikelihoods_that_are_not_numbers(value):
+    with pytest.raises(TypeError, match=r"^example 7 \(mc_taco_official document\): the log-likelihood of 'yes'"):
+        tasks.mctaco_item(MCTACO_DOC, -1.0, value)
+
+
+def test_mctaco_item_takes_numpy_floats_and_minus_infinity():
+    import numpy as np
+
+    assert tasks.mctaco_item(MCTACO_DOC, float("-inf"), np.float32(-3.0))["prediction"] == "yes"
+    assert tasks.mctaco_item(MCTACO_DOC, np.float64(-1.0), -1)["prediction"] == "no"  # a tie is "no", as lm-eval
+
+
 def test_mctaco_documents_are_lm_evals():
     data = tasks.mctaco_dataset(str(shared_path("data", "mctaco")))
     assert {name: split.num_rows for name, split in data.items()} == {"validation": 3783, "test": 9442}

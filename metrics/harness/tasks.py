@@ -22,6 +22,8 @@ WebNLG text-to-RDF (`webnlg_text2rdf*`)
 """
 
 import functools
+import math
+import numbers
 import re
 
 from .official_files import official_file
@@ -66,7 +68,16 @@ def mctaco_doc_to_text(doc):
 
 
 def mctaco_item(doc, loglikelihood_no, loglikelihood_yes):
-    """The per-document value every corpus metric of `mc_taco_official` aggregates."""
+    """The per-document value every corpus metric of `mc_taco_official` aggregates.
+
+    A log-likelihood that is NaN or not a number is an error naming the document: the comparison
+    would silently read it as "no". (-inf, a choice the model rules out, is a number.)"""
+    for choice, value in (("no", loglikelihood_no), ("yes", loglikelihood_yes)):
+        found = f"example {doc['row']} (mc_taco_official document): the log-likelihood of {choice!r} is {value!r:.40}"
+        if not isinstance(value, numbers.Real) or isinstance(value, bool):
+            raise TypeError(f"{found} ({type(value).__name__}); expected a number")
+        if math.isnan(value):
+            raise ValueError(f"{found}; expected a number, not NaN (a model or harness failure?)")
     return {
         "row": doc["row"],
         "question_key": doc["question_key"],
