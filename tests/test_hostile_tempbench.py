@@ -377,3 +377,79 @@ def test_module_bad_year_in_a_later_add_batch_names_the_global_example(module):
         module.add_batch(predictions=[[RIGHT], [dict(RIGHT, t_start=float("nan"))]], references=[GOLD, GOLD],
                          t_query=[1994, 1994])
         module.compute()
+
+
+# -- the pure aggregate (audit finding 3) --------------------------------------------------------
+
+def example_stats():
+    from benchscore.tempbench_trp import scoring
+
+    return scoring.item_stats([{"S_star": GOLD, "t_query": 1994, "complexity": "1hop"}], [[RIGHT]])
+
+
+@pytest.mark.parametrize("by, kind, message", [
+    (("nope",), ValueError, r"by names 'nope'; expected ItemStats fields, e\.g\. \('complexity', 'operator'\)"),
+    (("complexity", "Complexity"), ValueError, "by names 'Complexity'"),
+    ("complexity", TypeError, r"by is 'complexity'; expected a tuple of ItemStats fields"),
+    (None, TypeError, "by is None; expected a tuple of ItemStats fields"),
+])
+def test_aggregate_by_a_field_that_is_not_a_statistic_names_it(by, kind, message):
+    from benchscore.tempbench_trp import scoring
+
+    with pytest.raises(kind, match=message):
+        scoring.aggregate(example_stats(), by=by)
+    with pytest.raises(kind, match=message):
+        scoring.summarize(example_stats(), by=by)
+
+
+@pytest.mark.parametrize("bad", [1, None, "q", {"n_ret": 1}])
+def test_aggregate_of_items_that_are_not_item_stats_names_the_item(bad):
+    from benchscore.tempbench_trp import scoring
+
+    stats = example_stats() + [bad]
+    with pytest.raises(TypeError, match=r"^example 1: the statistics are .*; expected a tempbench_trp ItemStats"):
+        scoring.aggregate(stats)
+    with pytest.raises(TypeError, match=r"^example 1: the statistics are"):
+        scoring.summarize(iter(stats))  # streamed in chunks
+
+
+def test_aggregate_of_something_not_iterable():
+    from benchscore.tempbench_trp import scoring
+
+    with pytest.raises(TypeError, match="stats is int 5; expected a list of ItemStats"):
+        scoring.aggregate(5)
+
+
+def test_aggregate_by_any_statistic_field_still_works():
+    from benchscore.tempbench_trp import scoring
+
+    assert list(scoring.aggregate(example_stats(), by=["n_gold"])["by_n_gold"]) == [1]
+
+
+# -- --functional (audit finding 20) -------------------------------------------------------------
+
+@pytest.mark.parametrize("text", ["", "\n  \n"])
+def test_functional_file_that_is_empty_is_refused(tmp_path, text):
+    functional = write(tmp_path / "functional.jsonl", text)
+    assert_cli_error(cli(*files(tmp_path), "--functional", functional), "tempbench", functional, 1)
+
+
+def test_functional_flag_that_keeps_no_line_is_refused(tmp_path):
+    functional = write(tmp_path / "functional.jsonl", jsonl([{"id": E_RECORDS[0]["id"], "S_dist": False}]))
+    result = cli(*files(tmp_path), "--functional", functional, "--functional-flag", "S_dist")
+    assert_cli_error(result, "tempbench", functional, 1)
+    assert "no line has 'S_dist' true" in result.err
+
+
+@pytest.mark.parametrize("extra", [[], ["--split", Q_RECORDS[0].get("split") or "test"]])
+def test_functional_file_naming_no_known_question_is_refused(tmp_path, extra):
+    functional = write(tmp_path / "functional.jsonl", jsonl([{"id": "no-such-question"}, "nor-this-one"]))
+    result = cli(*files(tmp_path), "--functional", functional, *extra)
+    assert_cli_error(result, "tempbench", functional, 1)
+    assert "none of its 2 ids is a question" in result.err and result.out == ""
+
+
+def test_functional_file_naming_some_questions_scores_them(tmp_path):
+    functional = write(tmp_path / "functional.jsonl", jsonl([{"id": Q_RECORDS[0]["id"]}, {"id": "no-such-question"}]))
+    result = assert_cli_ok(cli(*files(tmp_path), "--functional", functional))
+    assert json.loads(result.out)["n_questions"] == 1

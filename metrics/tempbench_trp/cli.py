@@ -13,6 +13,7 @@ import sys
 
 from benchscore import data
 from benchscore.core.compare import add_compare_options
+from benchscore.core.readers import at_line
 from benchscore.core.compare import report_comparison
 from benchscore.tempbench_trp import files
 from benchscore.tempbench_trp import scoring
@@ -39,14 +40,28 @@ def add_arguments(parser):
                            help="with --functional: keep only lines whose FIELD is true (e.g. S_dist)")
 
 
-def run(args):
-    functional_ids = None
+def read_subset(args):
+    """The ids of `--functional FILE` (None without it); an empty subset is an error, as an empty file is."""
     if args.functional:
-        functional_ids = files.read_functional_ids(args.functional, args.functional_flag)
-    elif args.functional_flag:
+        return files.read_functional_ids(args.functional, args.functional_flag)
+    if args.functional_flag:
         raise ValueError("--functional-flag needs --functional FILE")
+    return None
+
+
+def check_subset(args, functional_ids, result):
+    """`--functional FILE` naming no question of the questions file (of `--split`) is an error, not n/a numbers."""
+    if functional_ids is not None and not result["n_questions"]:
+        split, n = f" of split {args.split!r}" if args.split else "", len(set(functional_ids))
+        raise at_line(args.functional, 1, f"none of its {n} id{'s' * (n != 1)} is a question{split} in "
+                                          f"{args.questions}; expected ids of those questions")
+
+
+def run(args):
+    functional_ids = read_subset(args)
     result = files.score_files(args.questions, args.evidence, space=args.space, split=args.split, top_k=args.top_k,
                                dedup=args.dedup, functional_ids=functional_ids)
+    check_subset(args, functional_ids, result)
     for warning in result.get("warnings", ()):
         print(f"benchscore tempbench: warning: {warning}", file=sys.stderr)
     print(json.dumps(result, indent=2) if args.json else format_table(result))

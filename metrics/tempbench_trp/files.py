@@ -114,20 +114,28 @@ def read_functional_ids(path, flag=None):
     """Question ids of the functional subset from a `functional_negatives.jsonl`-style file.
 
     Each line is an object with an `id`; with `flag` (e.g. a per-negative-type field), only lines
-    whose `flag` field is true are kept. A bare JSON string line is taken as an id.
+    whose `flag` field is true are kept. A bare JSON string line is taken as an id. A file that
+    gives no id (empty, or no line with `flag` true) is an error: an empty subset scores nothing.
     """
-    ids = []
     path = data.resolve("tempbench", path)
-    for number, record in iter_jsonl(path, "an object with an 'id'", objects_only=False):
-        if isinstance(record, str):
-            record = {"id": record}
-        if not isinstance(record, dict) or not isinstance(record.get("id"), str):
-            raise at_line(path, number, f"found {record!r:.80}; expected an object with a string 'id'")
-        if flag is not None and flag not in record:
-            raise at_line(path, number, f"no field {flag!r} (fields: {sorted(record)!s:.200}); expected it with --functional-flag")
-        if flag is None or record[flag]:
-            ids.append(record["id"])
+    ids = [_functional_id(path, number, record, flag)
+           for number, record in iter_jsonl(path, "an object with an 'id'", objects_only=False)]
+    ids = [question_id for question_id in ids if question_id is not None]
+    if not ids:
+        found = "the file has no ids" if flag is None else f"no line has {flag!r} true"
+        raise at_line(path, 1, f"{found}; expected at least one question id (an empty subset scores nothing)")
     return ids
+
+
+def _functional_id(path, number, record, flag):
+    """The id of line `number` of a functional file, None when `flag` drops it (a bare string is an id)."""
+    if isinstance(record, str):
+        record = {"id": record}
+    if not isinstance(record, dict) or not isinstance(record.get("id"), str):
+        raise at_line(path, number, f"found {record!r:.80}; expected an object with a string 'id'")
+    if flag is not None and flag not in record:
+        raise at_line(path, number, f"no field {flag!r} (fields: {sorted(record)!s:.200}); expected it with --functional-flag")
+    return record["id"] if flag is None or record[flag] else None
 
 
 # ----------------------------------------------------------------------------------------------

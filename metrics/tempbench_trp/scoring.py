@@ -27,6 +27,7 @@ import typing
 
 import benchscore
 from benchscore.core.readers import relocate
+from benchscore.core.readers import shown
 
 VERSION = "1.0.0"
 
@@ -285,7 +286,7 @@ class Aggregator:
     """
 
     def __init__(self, by=SLICES):
-        self.by = tuple(by)
+        self.by = checked_by(by)
         self.n_ret = self.hits = 0
         self.total = [0, 0, 0, 0]  # a cell: questions, questions that retrieved, sum of TRP, sum of CCR
         self.slices = {field: {} for field in self.by}
@@ -294,7 +295,14 @@ class Aggregator:
         return self.add_rows([item])
 
     def add_rows(self, items):
-        items = items if isinstance(items, list) else list(items)
+        items = items if isinstance(items, list) else stats_list(items)
+        try:
+            self._add_rows(items)
+        except AttributeError:  # the items are checked only when this fails: no cost on the usual path
+            raise not_item_stats(items) from None  # (what was added before stays: start a new Aggregator)
+        return self
+
+    def _add_rows(self, items):
         self.n_ret += sum(s.n_ret for s in items)
         self.hits += sum(s.hits for s in items)
         _add_to_cell(self.total, items)
@@ -304,7 +312,6 @@ class Aggregator:
                 groups.setdefault(getattr(s, field), []).append(s)
             for key, group in groups.items():
                 _add_to_cell(cells.setdefault(key, [0, 0, 0, 0]), group)
-        return self
 
     def result(self):
         n, n_scored, trp_sum, ccr_sum = self.total
@@ -340,6 +347,39 @@ class Aggregator:
             return []
         return [f"TRP is reported as 0.0, not undefined, where no question retrieved anything (the reference "
                 f"scorer's convention): {', '.join(empty[:5])}{' ...' if len(empty) > 5 else ''}"]
+
+
+FIELDS = tuple(field.name for field in dataclasses.fields(ItemStats))
+
+
+def checked_by(by):
+    """The `by` of `aggregate` as a tuple of `ItemStats` field names, or an error naming the bad value."""
+    try:
+        fields = tuple(by) if not isinstance(by, str) else None
+    except TypeError:
+        fields = None
+    if fields is None:
+        raise TypeError(f"by is {shown(by)}; expected a tuple of ItemStats fields, e.g. {SLICES} or ()")
+    for field in fields:
+        if field not in FIELDS:
+            raise ValueError(f"by names {shown(field)}; expected ItemStats fields, e.g. {SLICES} (any of {FIELDS})")
+    return fields
+
+
+def stats_list(stats):
+    """`stats` (an iterable of `ItemStats`) as a list; a `TypeError` for what is not iterable."""
+    try:
+        return list(stats)
+    except TypeError:
+        raise TypeError(f"stats is {type(stats).__name__} {shown(stats)}; expected a list of ItemStats (from "
+                        "item_stats)") from None
+
+
+def not_item_stats(stats):
+    """The `TypeError` for the first element of `stats` without the fields of an `ItemStats`."""
+    index, item = next(((i, s) for i, s in enumerate(stats) if not isinstance(s, ItemStats)), (None, None))
+    return TypeError(f"example {index}: the statistics are {type(item).__name__} {shown(item)}; expected a "
+                     "tempbench_trp ItemStats (from item_stats)")
 
 
 def _add_to_cell(cell, items):
