@@ -39,7 +39,8 @@ def _prediction(record, where):
     """One prediction line checked: {"verdict", "explanation", "ranges"}."""
     for key in ("Claim", "Verdict"):
         if key not in record:
-            raise ValueError(f"{where}: prediction has no {key!r} key")
+            raise ValueError(f"{where}: prediction has no {key!r} key; expected an object with the keys Claim, "
+                             "Verdict, PredictedTimeRanges, Explanation")
         if not isinstance(record[key], str):
             raise ValueError(f"{where}: {key!r} must be a string, found {scoring._short(record[key])}")
     error_line = record["Verdict"].lower() == "error" or "ErrorMessage" in record
@@ -153,6 +154,8 @@ def score_files(gold_path, predictions_path, judge=None, strict=False, ev2r_aggr
     """The result dict of a prediction file against a gold file, as the CLI prints it; the read
     warnings join the result's `warnings`. With `report` (a path), also writes
     `scoring.official_report` there as JSON (the official run's per-claim layout)."""
+    if report is not None:
+        _check_report_path(report, gold_path, predictions_path, judge)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TSVerWarning)
         gold = read_references(gold_path)
@@ -166,6 +169,15 @@ def score_files(gold_path, predictions_path, judge=None, strict=False, ev2r_aggr
             json.dump({"gold": str(gold_path), "predictions": str(predictions_path), "signature": result["signature"],
                        **scoring.official_report(gold, stats, strict)}, f, ensure_ascii=False, indent=1)
     return result
+
+
+def _check_report_path(report, *inputs):
+    """Refuses a report path that is one of the input files (writing it would destroy the input)."""
+    for path in inputs:
+        if isinstance(path, (str, os.PathLike)) and os.path.exists(path) and os.path.exists(report) \
+                and os.path.samefile(report, path):
+            raise at_line(report, 1, f"the per-claim report would overwrite the input file {path}; "
+                                     "expected a new path")
 
 
 def file_stats(gold_path, predictions_path, ev2r_path=None):

@@ -20,6 +20,7 @@ from collections import Counter
 
 import benchscore
 from benchscore.core.readers import at_example
+from benchscore.core.readers import shown
 
 VERSION = "1.0.0"
 
@@ -35,6 +36,9 @@ EV2R_KEYS = (
     "support reference evidence",
 )
 EV2R_AGGREGATIONS = ("tsver", "paper")
+
+MAX_COUNT = 10 ** 9  # one Ev²R count: far above any real judge's, and sums of them stay exact floats
+RATE_LIMITED = "rate limited"  # starts the failure message of a claim the judge's server kept rate-limiting
 
 # Verdict outcome of one claim.
 OK, ERROR, UNMATCHED, MISSING = "ok", "error", "unmatched", "missing"
@@ -177,8 +181,17 @@ def ev2r_counts(record, where="Ev2R record"):
     counts = {key: record.get(key, 0) for key in EV2R_KEYS}
     for key, value in counts.items():
         if not _is_int(value) or value < 0:
-            raise ValueError(f"{where}: {key!r} must be an int >= 0, found {_short(value)}")
+            raise ValueError(f"{where}: {key!r} must be an int >= 0, found {shown(value, 80)}")
+        if value > MAX_COUNT:
+            raise ValueError(f"{where}: {key!r} is {shown(value, 80)}; expected a count of atomic facts, "
+                             f"at most {MAX_COUNT:,}")
     return counts
+
+
+def check_flag(value, name):
+    """A yes/no option must be a real bool: "no" or 1 would silently mean True."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False, found {shown(value, 80)}")
 
 
 def _check_ranges(series, ranges, where):
@@ -452,22 +465,44 @@ def _verdict_warnings(stats):
     return warnings
 
 
+def _over_supported(counts):
+    cp_key, sp_key, cr_key, sr_key = EV2R_KEYS
+    return counts[sp_key] > counts[cp_key] or counts[sr_key] > counts[cr_key]
+
+
+def _support_warnings(stats):
+    """The official rates take the judge's counts as given: a support count above its facts count
+    (a rate above 1) is summed as is, and said."""
+    over, shown_claims = _indices(stats, lambda s: s.ev2r is not None and _over_supported(s.ev2r))
+    if not over:
+        return []
+    return [f"{len(over)} judged claim(s) have a support count above their facts count (claims {shown_claims}); "
+            "as the official scorer, the counts are used as given, so an Ev2R rate can exceed 1"]
+
+
+def _failure_warnings(n_judged, failures):
+    """Why Ev²R is not available (every judge call failed), or over how many claims it is."""
+    if not failures:
+        return []
+    first = failures[0][:300]
+    if not n_judged:
+        why = f"{RATE_LIMITED}; " if any(f.startswith(RATE_LIMITED) for f in failures) else ""
+        return [f"Ev2R not available: {why}the judge failed on all {len(failures)} claim(s) it was asked about "
+                f"(first failure: {first})"]
+    return [f"Ev2R over {n_judged} of {n_judged + len(failures)} claims ({len(failures)} failed: {first})"]
+
+
 def _ev2r_part(stats, ev2r_aggregation):
     """The Ev²R numbers and counts (none without a judge); not available when every judge call failed."""
     judged = [s.ev2r for s in stats if s.ev2r is not None]
     failures = [s.ev2r_failure for s in stats if s.ev2r_failure is not None]
     if not judged and not failures:
         return {}, []
-    if judged:
-        ev2r = ev2r_aggregate(judged, ev2r_aggregation)
-        warnings = []
-    else:  # never a silent 0: the judge gave nothing to average
-        ev2r = {"precision": None, "recall": None, "f1": None}
-        warnings = [f"Ev2R not available: the judge failed on all {len(failures)} claim(s) it was asked about "
-                    f"(first failure: {failures[0][:300]})"]
+    # never a silent 0: with every judge call failed there is nothing to average
+    ev2r = ev2r_aggregate(judged, ev2r_aggregation) if judged else {"precision": None, "recall": None, "f1": None}
     result = {f"ev2r_{k}": v for k, v in ev2r.items()}
     result.update({"n_ev2r_judged": len(judged), "n_ev2r_failed": len(failures)})
-    return result, warnings
+    return result, _failure_warnings(len(judged), failures) + _support_warnings(stats)
 
 
 TSCS_TERMS = ("tscs", "iou", "precision", "recall", "f1")
@@ -490,6 +525,7 @@ def aggregate(stats, strict=False, ev2r_aggregation="tsver"):
     official rules did silently that changes a number.
     """
     check_aggregation(ev2r_aggregation)
+    check_flag(strict, "strict")
     counted, in_tscs = _denominators(stats, strict)
     statuses = Counter(s.status for s in stats)
     result = {
@@ -525,9 +561,16 @@ def file_ev2r(result, file_records):
     warning = (f"the Ev2R file holds {len(file_records)} records for {result['n_ev2r_judged']} judged claims "
                "(duplicates, or claims without a prediction line or not in the gold file); as the official "
                "scorer, Ev2R sums all of them")
-    official = ev2r_aggregate([ev2r_counts(r) for r in file_records], "tsver")
+    records = [ev2r_counts(r) for r in file_records]
+    over = sum(map(_over_supported, records))
+    kept = [w for w in result["warnings"]  # what the claim-aligned records said; the file's numbers replace them
+            if not w.startswith(("Ev2R not available", "Ev2R over")) and "support count above" not in w]
+    if over:
+        warning += (f"; {over} of them have a support count above their facts count, used as given (a rate can "
+                    "exceed 1)")
+    official = ev2r_aggregate(records, "tsver")
     return {**result, **{f"ev2r_{k}": v for k, v in official.items()}, "n_ev2r_records": len(file_records),
-            "warnings": [w for w in result["warnings"] if not w.startswith("Ev2R not available")] + [warning]}
+            "warnings": kept + [warning]}
 
 
 def signature(strict=False, ev2r_aggregation="tsver", judge="none"):
@@ -557,6 +600,8 @@ def score(gold, predictions, ev2r=None, strict=False, ev2r_aggregation="tsver", 
     `source` (e.g. the prediction file's name) starts the warnings about predicted verdicts.
     """
     check_aggregation(ev2r_aggregation)
+    check_flag(strict, "strict")
+    check_flag(per_claim, "per_claim")
     stats = item_stats(gold, predictions, ev2r)
     result = aggregate(stats, strict=strict, ev2r_aggregation=ev2r_aggregation)
     verdicts = set(_verdict_warnings(stats)) if source else ()
