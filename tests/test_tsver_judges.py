@@ -235,12 +235,12 @@ def test_parse_reply_accepts_fenced_and_bare_json(reply):
 
 
 @pytest.mark.parametrize("reply, message", [
-    ("I cannot help with that.", r"judge reply holds no JSON object: 'I cannot help with that.'"),
+    ("I cannot help with that.", r"judge reply holds no JSON object \(24 characters, not shown\)"),
     ("```json\n{\"facts count predicted evidence\": 3,\n```", r"holds no JSON object"),
     ("```json\n[1, 2, 3, 4]\n```", r"holds no JSON object"),
     ("```json\n" + json.dumps(RECORD_A | {"support predicted evidence": "two"}) + "\n```",
      r"judge reply: 'support predicted evidence' must be an int >= 0, found 'two'"),
-    ("{" + "x" * 500, r"\.\.\.'$"),
+    ("{" + "x" * 500, r"501 characters, not shown\); expected the four counts in a ```json block$"),
 ])
 def test_parse_reply_rejects_malformed_replies(reply, message):
     with pytest.raises(JudgeError, match=message):

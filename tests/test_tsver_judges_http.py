@@ -116,13 +116,23 @@ def test_exhausted_retries_are_a_counted_failure_and_backoff_grows(server, monke
     assert sum(1 for r in server.requests if "# CLAIM:\ndoomed\n" in r["body"]["messages"][0]["content"]) == 4
 
 
-def test_retry_after_is_honoured_up_to_a_cap(server, monkeypatch):
+def test_retry_after_is_honoured_up_to_the_request_deadline(server, monkeypatch):
     sleeps = []
     monkeypatch.setattr(judges.time, "sleep", sleeps.append)
     server.script["c"] = [{"status": 429, "headers": {"Retry-After": "7"}},
-                          {"status": 429, "headers": {"Retry-After": "900"}}]
-    make_judge(server, max_retries=2, backoff=0.1)("c", "r", "p")
-    assert sleeps == [7.0, 60.0]
+                          {"status": 429, "headers": {"Retry-After": "9"}}]
+    make_judge(server, max_retries=2, backoff=0.1, timeout=9.0)("c", "r", "p")
+    assert sleeps == [7.0, 9.0]
+
+
+def test_retry_after_beyond_the_request_deadline_fails_the_claim_at_once(server, monkeypatch):
+    sleeps = []
+    monkeypatch.setattr(judges.time, "sleep", sleeps.append)
+    server.script["c"] = [{"status": 429, "headers": {"Retry-After": "900"}}]
+    with pytest.raises(JudgeError, match=r"^rate limited: the server asks to wait 900 s \(Retry-After\), longer "
+                                         r"than the 5 s request deadline"):
+        make_judge(server, max_retries=2, backoff=0.1)("c", "r", "p")
+    assert sleeps == [] and len(server.requests) == 1
 
 
 def test_client_errors_fail_at_once(server):

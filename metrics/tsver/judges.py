@@ -10,6 +10,8 @@ mapping claim -> official record; ``files.as_judge`` reads the official JSONL fi
 ``run_judge`` runs one over items in order; ``judge_claims`` gives each claim its counts or failure.
 """
 
+import base64
+import binascii
 import concurrent.futures
 import contextlib
 import dataclasses
@@ -26,8 +28,10 @@ import threading
 import time
 from collections.abc import Mapping
 
+from benchscore.core.readers import at_line
 from benchscore.core.readers import parse_json
 from benchscore.tsver.scoring import EV2R_KEYS
+from benchscore.tsver.scoring import RATE_LIMITED
 from benchscore.tsver.scoring import ev2r_counts
 
 try:
@@ -211,10 +215,12 @@ def build_prompt(claim, reference, prediction):
 _FENCED = re.compile(r"```[ \t]*(?:json)?[ \t]*\n(.*?)```", re.IGNORECASE | re.DOTALL)
 
 
-def parse_reply(text):
+def parse_reply(text, redact=None):
     """The judge's JSON object from a reply: the first fenced ```json block that holds an object,
-    else the whole reply, else the span from its first "{" to its last "}"; then its counts are
-    validated.  Raises JudgeError for a malformed reply (deep nesting included)."""
+    else the whole reply, else the span from its first "{" to its last "}"; then ``redact`` (a
+    str -> str function) is applied to every string in it, keys included, and its counts are
+    validated.  Raises JudgeError for a malformed reply (deep nesting included); the text of a
+    reply that holds no JSON object is never shown (it may echo anything, the API key included)."""
     candidates = _FENCED.findall(text)
     candidates += [text, text[text.find("{"):text.rfind("}") + 1]]
     for candidate in candidates:
@@ -223,9 +229,22 @@ def parse_reply(text):
         except ValueError:
             continue
         if isinstance(response, dict):
+            response = _redact_strings(response, redact) if redact else response
             validate_counts(response, "judge reply")
             return response
-    raise JudgeError(f"judge reply holds no JSON object: {_shorten(text)!r}")
+    raise JudgeError(f"judge reply holds no JSON object ({len(text):,} characters, not shown); expected the "
+                     "four counts in a ```json block")
+
+
+def _redact_strings(value, redact):
+    """`value` (parsed JSON) with `redact` applied to every string, dict keys included."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {redact(str(k)): _redact_strings(v, redact) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redact_strings(v, redact) for v in value]
+    return value
 
 
 def _shorten(text, limit=200):
@@ -239,6 +258,7 @@ _CACHE_HOME = pathlib.Path(os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home
 DEFAULT_CACHE_DIR = _CACHE_HOME / "benchscore" / "tsver-ev2r"
 MAX_REPLY_BYTES = 8 << 20  # one chat-completions answer
 _RETRY_STATUS = frozenset({408, 409, 429})  # and every 5xx
+RATE_LIMITED_CLAIMS = 3  # claims in a row rate-limited on every attempt: the server will not answer this run
 
 
 class _Retry(Exception):
@@ -256,6 +276,18 @@ class _Refused(Exception):
 _HTTP_LOGGERS = ("httpx", "httpcore", "httpcore.http11", "httpcore.http2", "httpcore.connection", "httpcore.proxy")
 
 
+_UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+
+
+def _encoded_forms(key):
+    """The key as base64 (standard and URL-safe, padded or not) and as hex, which a server may echo."""
+    raw = key.encode("utf-8")
+    forms = {base64.b64encode(raw).decode("ascii"), base64.urlsafe_b64encode(raw).decode("ascii")}
+    forms |= {form.rstrip("=") for form in forms}
+    hexed = binascii.hexlify(raw).decode("ascii")
+    return {form for form in forms | {hexed, hexed.upper()} if len(form) >= 8}
+
+
 class _Secret:
     """Holds the API key so that no repr, log line or traceback local can show it."""
 
@@ -266,6 +298,7 @@ class _Secret:
         forms = {raw, self._value}
         forms |= {json.dumps(form, ensure_ascii=ascii)[1:-1] for form in set(forms) for ascii in (True, False)}
         forms |= {form.replace("/", "\\/") for form in forms}  # JSON may escape "/" too
+        forms |= _encoded_forms(self._value)
         self._forms = sorted(forms, key=len, reverse=True)
         for name in _HTTP_LOGGERS:  # httpcore logs response headers at DEBUG: a header may echo the key
             logging.getLogger(name).addFilter(self._filter)
@@ -279,11 +312,18 @@ class _Secret:
     def reveal(self):
         return self._value
 
-    def redact(self, text):
+    def _replace(self, text):
         for form in self._forms:
             if form:
                 text = text.replace(form, "<hidden>")
         return text
+
+    def redact(self, text):
+        """`text` without the key in any form: as is, JSON-escaped (also \\uXXXX char by char), base64, hex."""
+        text = self._replace(text)
+        unescaped = _UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text)
+        cleaned = self._replace(unescaped)
+        return cleaned if cleaned != unescaped else text
 
     def __repr__(self):
         return "<hidden>"
@@ -313,7 +353,9 @@ class OpenAIJudge:
     (silent, or trickling a byte a second): it runs in a worker thread and the caller stops waiting
     then. HTTP 408/409/429/5xx, timeouts, connection errors and malformed replies are retried
     ``max_retries`` times, waiting ``backoff``, ``2 * backoff``... seconds (at least Retry-After, at
-    most 60 s), then JudgeError; other HTTP errors fail at once. Once a claim has failed every
+    most ``timeout`` and 60 s), then JudgeError; other HTTP errors fail at once. A Retry-After longer
+    than ``timeout`` fails the claim at once ("rate limited"), and after ``RATE_LIMITED_CLAIMS`` claims
+    in a row rate-limited so, the remaining claims fail at once. Once a claim has failed every
     attempt and no request ever succeeded, the remaining claims fail at once (a dead server or a bad
     URL costs one claim's retries, not the run's). At most ``concurrency`` requests run at once.
 
@@ -321,7 +363,8 @@ class OpenAIJudge:
     text, temperature, seed and the three inputs (not the URL): a rerun makes no request; failures
     are not cached. The API key comes from the environment variable ``api_key_env`` (None: no key),
     surrounding whitespace stripped (a CRLF .env file); it is never logged, cached, returned or shown
-    in errors or reprs, in either form, even when the server echoes it back.
+    in errors or reprs, in either form, even when the server echoes it back (JSON-escaped, base64 or
+    hex); a reply that is not the expected JSON is never shown.
     """
 
     def __init__(self, base_url, model, api_key_env="OPENAI_API_KEY", cache_dir=DEFAULT_CACHE_DIR, max_retries=3,
@@ -350,6 +393,7 @@ class OpenAIJudge:
         self._lock = threading.Lock()
         self._key = None
         self._answered, self._in_a_row, self._down = False, 0, None  # a dead server fails the run fast
+        self._limited_in_a_row = 0  # claims rate-limited on every attempt, since the last answer
         self._client = httpx.Client(timeout=httpx.Timeout(self.timeout), follow_redirects=False)
 
     @property
@@ -372,26 +416,57 @@ class OpenAIJudge:
 
     def _ask(self, prompt):
         """(reply text, parsed response) after the retries; JudgeError when every attempt failed."""
-        reason, wait = "", 0.0
+        failure = None
         for attempt in range(self.max_retries + 1):
             if attempt:
-                delay = min(60.0, max(self.backoff * 2 ** (attempt - 1), wait))
-                logger.info("Ev2R judge: attempt %d/%d failed (%s); retrying in %.2f s",
-                            attempt, self.max_retries + 1, reason, delay)
-                time.sleep(delay)
-            if self._down is not None:
-                raise JudgeError(f"Ev2R judge not asked: no usable answer so far ({self._down})")
+                self._pause(attempt, failure)
+            self._check_down()
             try:
-                reply = self._redact(self._request(prompt))  # a key echoed back never reaches the cache
-                response = parse_reply(reply)
-                self._answered = True
-                return reply, response
+                return self._attempt(prompt)
             except (_Retry, JudgeError) as err:  # JudgeError: a malformed reply, the next may be well-formed
-                reason, wait = str(err), getattr(err, "wait", 0.0)
-                self._failed(reason, getattr(err, "rate_limited", False))
+                failure = self._note_failure(err)
             except _Refused as err:
                 raise JudgeError(f"Ev2R judge request refused: {err}") from None
-        raise JudgeError(f"Ev2R judge failed after {self.max_retries + 1} attempts: {reason}")
+        message = f"Ev2R judge failed after {self.max_retries + 1} attempts: {failure}"
+        raise self._rate_limited(message) if failure.rate_limited else JudgeError(message)
+
+    def _attempt(self, prompt):
+        reply = self._redact(self._request(prompt))  # a key echoed back never reaches the cache
+        response = parse_reply(reply, self._redact)  # nor does one escaped inside the JSON
+        with self._lock:
+            self._answered, self._limited_in_a_row = True, 0
+        return reply, response
+
+    def _pause(self, attempt, failure):
+        """Waits before a retry: the backoff, at least Retry-After, at most the request deadline."""
+        delay = min(self.timeout, 60.0, max(self.backoff * 2 ** (attempt - 1), failure.wait))
+        logger.info("Ev2R judge: attempt %d/%d failed (%s); retrying in %.2f s",
+                    attempt, self.max_retries + 1, failure, delay)
+        time.sleep(delay)
+
+    def _check_down(self):
+        if self._limited_in_a_row >= RATE_LIMITED_CLAIMS:
+            raise JudgeError(f"{RATE_LIMITED}: Ev2R judge not asked, {self._limited_in_a_row} claims in a row were "
+                             "rate limited on every attempt")
+        if self._down is not None:
+            raise JudgeError(f"Ev2R judge not asked: no usable answer so far ({self._down})")
+
+    def _note_failure(self, err):
+        """A failed attempt as a _Retry (its reason redacted); a Retry-After beyond the request deadline
+        ends the claim at once (rate limited): waiting longer than that is not ours to do."""
+        failure = err if isinstance(err, _Retry) else _Retry(self._redact(str(err)))
+        if failure.wait > self.timeout:
+            raise self._rate_limited(f"the server asks to wait {failure.wait:g} s (Retry-After), longer than the "
+                                     f"{self.timeout:g} s request deadline: {failure}")
+        self._failed(str(failure), failure.rate_limited)
+        return failure
+
+    def _rate_limited(self, message):
+        """A JudgeError for a claim the server kept rate-limiting; after RATE_LIMITED_CLAIMS such claims in a
+        row (no answer between them), the claims still to ask fail at once."""
+        with self._lock:
+            self._limited_in_a_row += 1
+        return JudgeError(f"{RATE_LIMITED}: {message}")
 
     def _failed(self, reason, rate_limited):
         """Counts failed attempts in a row while no usable answer ever came (rate limits aside): after
@@ -477,7 +552,7 @@ class OpenAIJudge:
             status, answer_headers, payload = self._send(headers, body)
         text = payload.decode("utf-8", "replace")
         if status >= 400:
-            message = f"HTTP {status} from {self.url}: {self._redact(_shorten(text.strip()))}"
+            message = f"HTTP {status} from {self.url}: {_shorten(self._redact(text.strip()))}"
             if status in _RETRY_STATUS or status >= 500:
                 raise _Retry(message, _retry_after(answer_headers), rate_limited=status in _RETRY_STATUS)
             raise _Refused(message)
@@ -485,8 +560,9 @@ class OpenAIJudge:
             content = parse_json(text, "reply")["choices"][0]["message"]["content"]
         except (ValueError, LookupError, TypeError):
             content = None
-        if not isinstance(content, str):
-            raise _Retry(f"not a chat-completions answer: {self._redact(_shorten(text))!r}")
+        if not isinstance(content, str):  # the text is not shown: it may echo anything
+            raise _Retry(f"not a chat-completions answer from {self.url} ({len(text):,} characters, not shown); "
+                         "expected JSON with choices[0].message.content")
         return content
 
     # -- cache -------------------------------------------------------------------------------
@@ -499,13 +575,14 @@ class OpenAIJudge:
             return None
         path = self._cache_path(key)
         try:
-            entry = parse_json(path.read_text(encoding="utf-8"), str(path))
-            validate_counts(entry["response"], "cache entry")
-            return entry["response"]
+            entry = parse_json(_decode_entry(path.read_bytes(), path), str(path))
+            response = entry.get("response") if isinstance(entry, dict) else None
+            validate_counts(response, f"{path}: the cache entry's response")
+            return response
         except FileNotFoundError:
             return None
-        except (ValueError, KeyError, TypeError, JudgeError) as err:  # a damaged entry is asked again
-            logger.warning("Ev2R judge: ignoring the unreadable cache entry %s (%s)", path, err)
+        except (ValueError, JudgeError) as err:  # a damaged entry is asked again; the message names the file
+            logger.warning("Ev2R judge: ignoring the unreadable cache entry (%s); asking the judge again", err)
             return None
 
     def _write_cache(self, key, claim, reference, prediction, reply, response):
@@ -520,6 +597,17 @@ class OpenAIJudge:
         with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, delete=False, suffix=".tmp") as out:
             json.dump(entry, out, ensure_ascii=False, indent=1)
         os.replace(out.name, path)
+
+
+def _decode_entry(raw, path):
+    """A cache file's text; a located InputError when it is not UTF-8."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = raw.count(b"\n", 0, err.start) + 1
+        column = err.start - (raw.rfind(b"\n", 0, err.start) + 1) + 1
+        raise at_line(path, line, f"byte {raw[err.start]:#04x} at column {column} is not UTF-8; expected a UTF-8 "
+                                  "JSON cache entry") from None
 
 
 def _retry_after(headers):
