@@ -2,6 +2,7 @@
 the evaluate module, the loaders, the Space handlers, and the HTTP judge against misbehaving
 servers on 127.0.0.1."""
 
+import base64
 import json
 import logging
 import pathlib
@@ -680,3 +681,218 @@ def test_space_empty_verdict_warns_in_notes(app):
     notes = output[-1]
     assert isinstance(notes, str) and notes != "No warnings.", \
         f"an empty verdict (official: counted as Supported) gives no note: {notes!r}"
+
+
+# -- second audit round: counts, echoed keys, rate limits, options, messages ------------------------
+
+HUGE = 10 ** 400
+
+
+def huge_record(value=HUGE):
+    return dict(counts_for("x"), **{"support predicted evidence": value})
+
+
+@pytest.mark.parametrize("value", [HUGE, 10 ** 9 + 1])
+def test_module_huge_judge_counts_are_a_judge_failure_not_an_overflow(module, value):
+    preds, refs = examples(3)
+    result = module.compute(predictions=preds, references=refs, ev2r_judge=lambda c, r, p: huge_record(value))
+    assert result["ev2r_f1"] is None and result["n_ev2r_failed"] == 3, result
+    assert any("at most 1,000,000,000" in w for w in result["warnings"]), result["warnings"]
+
+
+def test_largest_allowed_judge_count_is_scored(module):
+    preds, refs = examples(3)
+    result = module.compute(predictions=preds, references=refs, ev2r_judge=lambda c, r, p: huge_record(10 ** 9))
+    assert result["n_ev2r_judged"] == 3 and result["ev2r_precision"] is not None
+
+
+def test_huge_count_in_recorded_ev2r_file_is_located(tmp_path):
+    record = json.loads(EV2R.splitlines()[1])
+    record["ev2r_response"]["facts count reference evidence"] = HUGE
+    gold, preds, ev2r = files(tmp_path, ev2r=replace_line(EV2R, 2, json.dumps(record)))
+    assert_cli_error(cli(gold, preds, "--ev2r", ev2r), "tsver", ev2r, 2)
+
+
+def test_pure_item_with_huge_counts_refused():
+    from benchscore.tsver import scoring
+
+    with pytest.raises(ValueError, match="at most 1,000,000,000"):
+        scoring.claim_item("Supported", {}, None, ev2r=huge_record())
+
+
+def test_http_judge_huge_counts_counted_as_failures(server, tmp_path, monkeypatch):
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    for claim in judged_claims():
+        server.script[claim] = [{"content": fenced(huge_record())}] * 4
+    result = judge_cli(server.base_url, tmp_path, "--json")
+    assert_meaningful(result)
+    out = json.loads(result.out)
+    assert out["ev2r_f1"] is None and out["n_ev2r_failed"] == len(judged_claims()), out
+
+
+def test_cache_entry_with_huge_counts_is_asked_again(server, tmp_path, monkeypatch):
+    from benchscore.tsver import judges
+
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    judge = judges.OpenAIJudge(server.base_url, "m", api_key_env=KEY_ENV, cache_dir=tmp_path, progress=False)
+    path = judge._cache_path(judge.cache_key("c", "r", "p"))
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"response": huge_record()}), encoding="utf-8")
+    assert judges.validate_counts(judge("c", "r", "p")) == counts_for("c")
+    assert len(server.requests) == 1
+
+
+def escaped(text):
+    """`text` as a JSON string body with every "s" written \\u0073 (JSON-equal, textually different)."""
+    return text.replace("s", "\\u0073")
+
+
+def echo_actions(claim):
+    counts = counts_for(claim)
+    body = json.dumps(counts)[:-1]
+    return {
+        "escaped_free_text": {"content": "```json\n" + body + f', "facts in predicted evidence": "{escaped(SECRET)}"}}\n```'},
+        "escaped_count": {"content": "```json\n" + json.dumps(dict(counts, **{"support predicted evidence": 0}))[:-1]
+                                     + f', "facts count predicted evidence": "{escaped(SECRET)}"}}\n```'},
+        "escaped_key_as_key": {"content": "```json\n" + body + f', "{escaped(SECRET)}": 1}}\n```'},
+        "free_text": {"content": f"I will not answer, {SECRET}"},
+        "base64": {"content": "garbage " + base64.b64encode(SECRET.encode()).decode()},
+        "base64_401": {"status": 401, "body": "bad key " + base64.b64encode(SECRET.encode()).decode()},
+        "hex": {"content": "garbage " + SECRET.encode().hex()},
+        "not_chat": {"raw": json.dumps({"echo": SECRET.encode().hex()})},
+    }
+
+
+@pytest.mark.parametrize("echo", ["escaped_free_text", "escaped_count", "escaped_key_as_key", "free_text", "base64",
+                                  "base64_401", "hex", "not_chat"])
+def test_key_echoed_escaped_or_encoded_never_written(server, tmp_path, monkeypatch, caplog, echo):
+    caplog.set_level(logging.DEBUG)
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    for claim in judged_claims():
+        server.script[claim] = [echo_actions(claim)[echo]] * 4
+    result = judge_cli(server.base_url, tmp_path, "--json")
+    assert_meaningful(result)
+    written = everything_written(tmp_path, result, caplog)
+    for form in (SECRET, escaped(SECRET), base64.b64encode(SECRET.encode()).decode(), SECRET.encode().hex()):
+        assert form not in written, f"the key ({echo}) appears as {form!r} in {written.where(form)}"
+
+
+def test_non_json_reply_text_is_never_shown(server, tmp_path, monkeypatch):
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    for claim in judged_claims():
+        server.script[claim] = [{"content": "an unrelated reply ZZTOP"}] * 4
+    result = judge_cli(server.base_url, tmp_path, "--json")
+    assert_meaningful(result)
+    assert "ZZTOP" not in result.out + result.err
+    assert "not shown" in result.out
+
+
+def test_huge_retry_after_gives_up_fast_as_rate_limited(server, tmp_path, monkeypatch):
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    for claim in judged_claims():
+        server.script[claim] = [{"status": 429, "headers": {"Retry-After": "99999"}}] * 10
+    result = judge_cli(server.base_url, tmp_path, "--json", "--judge-timeout", "3")
+    assert_meaningful(result)
+    out = json.loads(result.out)
+    assert out["ev2r_f1"] is None
+    assert any(w.startswith("Ev2R not available: rate limited") for w in out["warnings"]), out["warnings"]
+    assert len(server.requests) <= len(judged_claims()), "a Retry-After beyond the deadline was retried"
+
+
+def test_persistent_rate_limit_stops_the_run_after_a_few_claims(server, monkeypatch):
+    from benchscore.tsver import judges, scoring
+
+    sleeps = []
+    monkeypatch.setattr(judges.time, "sleep", sleeps.append)
+    claims = [f"claim {i}" for i in range(8)]
+    for claim in claims:
+        server.script[claim] = [{"status": 429, "headers": {"Retry-After": "1"}}] * 10
+    judge = judges.OpenAIJudge(server.base_url, "m", api_key_env=None, cache_dir=None, timeout=3.0, max_retries=3,
+                               progress=False)
+    outcomes = judges.run_judge(judge, [(c, "r", "p") for c in claims], concurrency=1)
+    limited = judges.RATE_LIMITED_CLAIMS
+    assert len(server.requests) == limited * 4 and max(sleeps) <= 3.0
+    assert all(o.error.startswith("rate limited: ") for o in outcomes)
+    assert all("not asked" in o.error for o in outcomes[limited:])
+    stats = scoring.item_stats([G[0]] * len(claims), [None] * len(claims), [o.error for o in outcomes])
+    assert scoring.aggregate(stats)["warnings"][-1].startswith("Ev2R not available: rate limited; ")
+
+
+def test_support_above_facts_is_reproduced_and_warned(module):
+    preds, refs = examples(2)
+    record = {"facts count predicted evidence": 2, "support predicted evidence": 5,
+              "facts count reference evidence": 4, "support reference evidence": 1}
+    result = module.compute(predictions=preds, references=refs, ev2r_judge=lambda c, r, p: record)
+    assert (result["ev2r_precision"], result["ev2r_recall"]) == (2.5, 1.25)  # official: sp/cp, sp/cr
+    assert any("support count above their facts count (claims 0, 1)" in w for w in result["warnings"])
+
+
+def test_support_above_facts_in_recorded_file_warned(tmp_path):
+    record = json.loads(EV2R.splitlines()[0])
+    record["ev2r_response"]["support predicted evidence"] = 99
+    gold, preds, ev2r = files(tmp_path, ev2r=replace_line(EV2R, 1, json.dumps(record)))
+    result = cli(gold, preds, "--ev2r", ev2r)
+    out = json.loads(assert_cli_ok(result).out)
+    assert any("support count above" in w for w in out["warnings"]), out["warnings"]
+    assert "support count above" in result.err
+
+
+@pytest.mark.parametrize("option", [{"strict": "no"}, {"strict": 1}, {"return_per_claim": "yes"}])
+def test_module_bool_options_must_be_bools(module, option):
+    preds, refs = examples(2)
+    with pytest.raises(TypeError, match=f"{next(iter(option))} must be True or False"):
+        module.compute(predictions=preds, references=refs, **option)
+
+
+def test_pure_aggregate_strict_must_be_a_bool():
+    from benchscore.tsver import scoring
+
+    with pytest.raises(TypeError, match="strict must be True or False, found 'no'"):
+        scoring.aggregate([], strict="no")
+
+
+def test_partial_judge_failure_warns_over_how_many_claims(module):
+    preds, refs = examples(5)
+
+    def judge(claim, reference, prediction):
+        from benchscore.tsver.judges import JudgeError
+
+        if claim == "claim 2":
+            raise JudgeError("the server said no")
+        return counts_for(claim)
+
+    result = module.compute(predictions=preds, references=refs, ev2r_judge=judge)
+    assert result["n_ev2r_failed"] == 1 and result["ev2r_f1"] is not None
+    assert "Ev2R over 4 of 5 claims (1 failed: the server said no)" in result["warnings"]
+
+
+def test_prediction_without_claim_key_says_what_is_expected(tmp_path):
+    bad = json.loads(PREDS.splitlines()[0])
+    del bad["Claim"]
+    gold, preds = files(tmp_path, preds=replace_line(PREDS, 1, json.dumps(bad)))
+    result = cli(gold, preds)
+    assert_cli_error(result, "tsver", preds, 1)
+    assert "has no 'Claim' key; expected " in result.err
+
+
+def test_non_utf8_cache_entry_gives_a_located_message(server, tmp_path, monkeypatch, caplog):
+    from benchscore.tsver import judges
+
+    judge = judges.OpenAIJudge(server.base_url, "m", api_key_env=None, cache_dir=tmp_path, progress=False)
+    path = judge._cache_path(judge.cache_key("c", "r", "p"))
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b'{"response":\n "\xff\xfe"}')
+    with caplog.at_level(logging.WARNING):
+        assert judges.validate_counts(judge("c", "r", "p")) == counts_for("c")
+    assert f"{path}:2: byte 0xff at column 3 is not UTF-8" in caplog.text, caplog.text
+
+
+@pytest.mark.parametrize("which", ["gold", "preds", "ev2r"])
+def test_per_claim_report_over_an_input_is_refused_before_writing(tmp_path, which):
+    gold, preds, ev2r = files(tmp_path, ev2r=EV2R)
+    target = {"gold": gold, "preds": preds, "ev2r": ev2r}[which]
+    before = pathlib.Path(target).read_bytes()
+    result = cli(gold, preds, "--ev2r", ev2r, "--per-claim", target)
+    assert_cli_error(result, "tsver", target, 1)
+    assert "would overwrite the input file" in result.err
+    assert pathlib.Path(target).read_bytes() == before
