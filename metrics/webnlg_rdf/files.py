@@ -23,6 +23,7 @@ from xml.parsers import expat
 from benchscore import data
 from benchscore.core.readers import at_line
 from benchscore.core.readers import iter_lines
+from benchscore.webnlg_rdf import scoring
 from benchscore.webnlg_rdf.scoring import EntryError
 from benchscore.webnlg_rdf.scoring import capped
 from benchscore.webnlg_rdf.scoring import item_stats
@@ -205,6 +206,22 @@ def _located(err, index, reference_path, candidate_path, reference, candidate):
     return at_line(path, line, f"entry {index}{eid}: {err}")
 
 
+def check_cost(reference_path, candidate_path, references, candidates, limit=scoring.MAX_COST):
+    """Refuses, before scoring, files whose entries need more than `limit` work units (`scoring.check_cost`),
+    at the line of the entry where the running total passes it."""
+    seen, total = set(), 0
+    for index, (reference, candidate) in enumerate(zip(references, candidates)):
+        try:
+            total += scoring.tokenizing_cost(reference["triples"], candidate["triples"], seen)
+            if total <= limit:
+                total += scoring.scoring_cost(reference["triples"], candidate["triples"])
+        except EntryError as err:
+            raise _located(err, index, reference_path, candidate_path, reference, candidate) from None
+        if total > limit:
+            raise at_line(candidate_path, candidate["line"], scoring.over_budget(index, total, limit))
+    return total
+
+
 def _check_time(deadline, time_limit, index, total, path, candidate):
     if deadline is not None and time.monotonic() > deadline:
         raise at_line(path, candidate["line"], f"scoring stopped at entry {index} of {total}, after {time_limit} s; "
@@ -216,9 +233,11 @@ def file_stats(reference_path, candidate_path, warnings=None, progress=None, tim
     """(references, candidates, per-entry `ItemStats`) of a candidate file against a reference file.
     Warnings (eids, official quirks met; at most `scoring.capped`'s number) are appended to
     `warnings` (a list) when given; `progress(iterable, total)` may wrap the entry loop;
-    `time_limit` (seconds, e.g. a Space's) stops a file whose entries together take longer."""
+    `time_limit` (seconds, e.g. a Space's) stops a file whose entries together take longer. Files whose
+    entries need more than `scoring.MAX_COST` work units are refused before scoring (`check_cost`)."""
     found = []
     references, candidates = read_pair(reference_path, candidate_path, found)
+    check_cost(reference_path, candidate_path, references, candidates)
     pairs = enumerate(zip(references, candidates))
     stats = []
     deadline = None if time_limit is None else time.monotonic() + time_limit

@@ -66,6 +66,17 @@ MAX_ELEMENT_TOKENS = 100  # tokens per subject, predicate or object (word alignm
 MAX_PAIRS = 256  # distinct (reference, candidate) pairs scored, padding included
 MAX_SEARCH_STATES = 1 << 16  # states of the exact assignment search (exponential in distinct references)
 
+# The cost of scoring many entries, in deterministic work units (about 0.1 microsecond of CPU each on
+# the machine `scripts/bench_webnlg.py` measured), counted before scoring (`tokenizing_cost`, then
+# `scoring_cost`); files, the CLI, `compare` and the Spaces refuse more than `MAX_COST` per file.
+MAX_COST = 50_000_000  # about 5 s here at most (the 2020 files need at most a third of it)
+COST_CHAR = 10  # tokenizing one character of a distinct element
+COST_SENTENCE_MARK = 150  # more per '.', '?' or '!' (the sentence splitter's work)
+COST_ENTRY = 600  # checking, scoring and aggregating one entry
+COST_SLOT = 10  # per cell of the k x k pair matrix
+COST_PAIR = 300  # per distinct (reference, candidate) pair scored, plus one per word-alignment cell
+COST_STATE = 2  # per assignment search state and triple slot
+
 
 def signature(breakdown=False):
     """`webnlg_rdf|version:…|benchscore:…|…`: every setting that changes a number, defaults included."""
@@ -684,6 +695,58 @@ def check_entry(references, candidates, example=None):
     _check_elements(cands, "candidate", example)
     _check_pairs(refs, cands, example)
     return refs, cands
+
+
+def tokenizing_cost(references, candidates, seen, example=None):
+    """Work units to tokenize the elements of this entry not in `seen` (a set, updated), from their
+    characters alone; `TypeError`/`EntryError` for what is not a list of strings within the limits."""
+    _check_list(references, "reference", example)
+    _check_list(candidates, "candidate", example)
+    units = 0
+    for triple in itertools.chain(references, candidates):
+        for element in set(normalise(triple).split(" | ")[:3]) - seen:
+            seen.add(element)
+            units += COST_CHAR * len(element) + COST_SENTENCE_MARK * sum(map(element.count, ".?!"))
+    return units
+
+
+def scoring_cost(references, candidates, example=None):
+    """Work units to score one entry (its elements are tokenized here: count `tokenizing_cost` first):
+    the pair matrix, each distinct pair and its word-alignment cells, and the search's state bound
+    (identical references share columns; an entry beyond `MAX_SEARCH_STATES` is refused before its search)."""
+    refs, cands = check_entry(references, candidates, example)
+    k = max(len(refs), len(cands))
+    padded_refs = Counter(refs + [""] * (k - len(refs)))
+    pairs = list(itertools.product(padded_refs, set(cands + [""] * (k - len(cands)))))
+    cells = sum(_cells(ref, cand) for ref, cand in pairs)
+    states = math.prod(copies + 1 for copies in padded_refs.values())
+    search = math.factorial(k) if k <= _SMALL else min(states, MAX_SEARCH_STATES)
+    return COST_ENTRY + COST_SLOT * k * k + COST_PAIR * len(pairs) + cells + COST_STATE * k * search
+
+
+def _cells(ref, cand):
+    """Word-alignment cells of one pair's elements, (tokens + 1) x (tokens + 1) each."""
+    sizes = [[len(_element_tokens(element)[_CAND]) + 1 for element in triple.split(" | ")[:3]] for triple in (ref, cand)]
+    return sum(a * b for a, b in itertools.zip_longest(*sizes, fillvalue=1))
+
+
+def check_cost(references_per_entry, candidates_per_entry, limit=MAX_COST):
+    """The work units of these entries (paired by position), counted before anything is scored;
+    `EntryError` naming the example where the running total passes `limit`. Returns the total."""
+    seen, total = set(), 0
+    for index, (references, candidates) in enumerate(zip(references_per_entry, candidates_per_entry)):
+        total += tokenizing_cost(references, candidates, seen, index)
+        if total <= limit:  # (tokenizing is what the first count bounds)
+            total += scoring_cost(references, candidates, index)
+        if total > limit:
+            raise EntryError(f"example {index}: {over_budget(index, total, limit)}")
+    return total
+
+
+def over_budget(index, total, limit):
+    """The message for a running cost past the limit at entry `index`."""
+    return (f"entries 0 to {index} need {total:,} work units to score; expected at most {limit:,} at once (a limit "
+            "of this scorer, a few seconds of work; split the file or score it with the library)")
 
 
 def quirks(references, candidates, refs, cands):
