@@ -5,6 +5,7 @@ timeout and a memory cap: a result or a clear refusal within the guard, never mi
 """
 
 import json
+import pathlib
 import random
 from xml.sax.saxutils import escape
 
@@ -289,3 +290,112 @@ def test_space_invalid_utf8_upload(app, tmp_path):
     paths = files(tmp_path, cands=CANDS.encode().replace(b"Wheeler", b"Whe\xffeler", 1))
     with space_error():
         app.score_files(*paths)
+
+
+# -- audit of issue 12, second round: the per-file cost budget, stray triple tags, OUT.json, aggregate ---
+
+def heavy_entries(n, seed=0):
+    """n entries of 16 x 16 distinct triples with 100-token elements over one 100-word vocabulary: about
+    10 million work units (a second of scoring) each, the slowest kind of entry under the entry limits."""
+    rng = random.Random(seed)
+    words = [a + b for a in "abcd" for b in "abcdefghijklmnopqrstuvwxy"]  # 2 letters: 900-character triples
+
+    def triple():
+        return " | ".join(" ".join(rng.sample(words, 100)) for _ in range(3))
+
+    return [[triple() for _ in range(16)] for _ in range(n)], [[triple() for _ in range(16)] for _ in range(n)]
+
+
+BUDGET_MESSAGE = "entries 0 to 4 need {units} work units to score; expected at most 50,000,000 at once"
+
+
+def test_budget_counts_before_scoring_and_names_the_entry():
+    from benchscore.webnlg_rdf import scoring
+
+    refs, cands = heavy_entries(6)
+    units = sum(scoring.scoring_cost(r, c) for r, c in zip(refs[:5], cands[:5]))
+    units += scoring.tokenizing_cost([t for r in refs[:5] for t in r], [t for c in cands[:5] for t in c], set())
+    assert 9_000_000 < units / 5 < 11_000_000
+    with pytest.raises(ValueError, match="^example 4: ") as err:
+        scoring.check_cost(refs, cands)
+    assert BUDGET_MESSAGE.format(units=f"{units:,}") in str(err.value)
+    assert scoring.check_cost(refs[:4], cands[:4]) <= scoring.MAX_COST
+
+
+def test_cli_and_compare_refuse_a_file_over_the_budget_before_scoring(tmp_path, monkeypatch):
+    from benchscore.webnlg_rdf import scoring
+
+    def never(*args, **kwargs):
+        raise AssertionError("an entry was scored before the budget was checked")
+
+    refs, cands = heavy_entries(6)
+    paths = files(tmp_path, refs=xml(refs, "m"), cands=xml(cands, "g"))
+    monkeypatch.setattr(scoring, "search_assignment", never)
+    result = cli(*paths)
+    assert_cli_error(result, "webnlg", paths[1], 84)  # the candidate <entry> line of entry 4
+    assert "need" in result.err and "expected at most 50,000,000 at once" in result.err
+    result = run_cli(["compare", "webnlg", "--gold", paths[0], "--predictions", paths[1], "--n-resamples", "10"])
+    assert_cli_error(result, "compare", paths[1], 84)
+
+
+def test_space_refuses_uploads_and_tables_over_the_budget(app, tmp_path):
+    import gradio as gr
+    import pandas as pd
+
+    refs, cands = heavy_entries(6)
+    with space_error():
+        app.score_files(*files(tmp_path, refs=xml(refs, "m"), cands=xml(cands, "g")))
+    table = [[str(i), side, triple] for i in range(6) for side, entries in (("reference", refs), ("candidate", cands))
+             for triple in entries[i]]
+    with pytest.raises(gr.Error, match="table entry '4': entries 0 to 4 need"):
+        app.score_table(pd.DataFrame(table, columns=app.TABLE_HEADERS))
+    assert app.TIME_LIMIT <= 10
+
+
+@pytest.mark.parametrize("tripleset, stray, expected, which", [
+    ("generatedtripleset", "mtriple", "gtriple", "cands"),
+    ("modifiedtripleset", "gtriple", "mtriple", "refs"),
+    ("generatedtripleset", "triple", "gtriple", "cands"),
+])
+def test_a_stray_element_in_a_triple_set_is_refused(tmp_path, tripleset, stray, expected, which):
+    """The official reads only <gtriple> (<mtriple>) there: a stray element would be dropped silently."""
+    refs, cands = [["a | b | c"], ["d | e | f"]], [["a | b | c"], ["d | e | f"]]
+    texts = {"refs": xml(refs, "m"), "cands": xml(cands, "g")}
+    lines = texts[which].split("\n")
+    at = next(i for i, line in enumerate(lines) if "d | e | f" in line)
+    lines.insert(at + 1, f"        <{stray}>x | y | z</{stray}>")
+    texts[which] = "\n".join(lines)
+    paths = files(tmp_path, refs=texts["refs"], cands=texts["cands"])
+    result = cli(*paths)
+    path = paths[0] if which == "refs" else paths[1]
+    assert_cli_error(result, "webnlg", path, at + 2)
+    assert f"found <{stray}> in <{tripleset}>; expected <{expected}> only" in result.err
+
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_an_output_path_equal_to_an_input_is_refused_before_writing(tmp_path, which):
+    paths = files(tmp_path)
+    before = pathlib.Path(paths[which]).read_bytes()
+    same = tmp_path / "link.xml"
+    same.symlink_to(paths[which])
+    for output in (paths[which], str(tmp_path / "." / pathlib.Path(paths[which]).name), same):
+        result = run_cli(["webnlg", *paths, output, "--no-progress"])
+        assert_cli_error(result, "webnlg", output, 1)
+        assert "the output file is the input file" in result.err
+        assert pathlib.Path(paths[which]).read_bytes() == before
+    assert_cli_ok(run_cli(["webnlg", *paths, tmp_path / "out.json", "--no-progress"]))
+
+
+@pytest.mark.parametrize("bad, named", [
+    ([None], "example 0"), (["stats"], "example 0"), ("ab", "stats is str"), (None, "stats is NoneType"), (3, "stats is int"),
+])
+def test_aggregate_and_breakdown_refuse_what_is_not_item_stats(bad, named):
+    from benchscore.webnlg_rdf import scoring
+
+    good = scoring.item_stats(["a | b | c"], ["a | b | c"])
+    stats = [good, *bad] if isinstance(bad, list) else bad
+    named = named.replace("example 0", "example 1") if isinstance(bad, list) else named
+    for function in (scoring.aggregate, lambda s: scoring.breakdown(s, [None] * 2)):
+        with pytest.raises(TypeError, match=f"^{named}") as err:
+            function(stats)
+        assert "expected" in str(err.value) and "ItemStats" in str(err.value)

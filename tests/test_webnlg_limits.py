@@ -99,13 +99,16 @@ def test_a_file_entry_beyond_a_limit_names_the_line_of_its_triple(tmp_path, caps
 
 
 def test_every_official_file_is_well_within_the_limits():
-    """Each limit is at least 3x (search states: 100x) what the official files and submissions need."""
+    """Each limit is at least 3x (search states: 100x) what the official files and submissions need, the
+    per-file cost budget included."""
     data = shared_path("data", "webnlg")
     pairs = [(data / "references" / f"{language}_all.xml", path)
              for language in ("en", "ru") for path in sorted((data / "submissions" / language).glob("*/all.xml"))]
-    most = dict.fromkeys(("triples", "chars", "tokens", "pairs", "states"), 0)
+    most = dict.fromkeys(("triples", "chars", "tokens", "pairs", "states", "cost"), 0)
     for reference_path, candidate_path in pairs:
-        for reference, candidate in zip(*files.read_pair(reference_path, candidate_path)):
+        references, candidates = files.read_pair(reference_path, candidate_path)
+        most["cost"] = max(most["cost"], files.check_cost(reference_path, candidate_path, references, candidates))
+        for reference, candidate in zip(references, candidates):
             refs, cands = reference["triples"], candidate["triples"]
             normalised = [scoring.normalise(t) for t in refs + cands]
             most["triples"] = max(most["triples"], len(refs), len(cands))
@@ -123,6 +126,7 @@ def test_every_official_file_is_well_within_the_limits():
     assert most["tokens"] * 3 <= scoring.MAX_ELEMENT_TOKENS
     assert most["pairs"] * 3 <= scoring.MAX_PAIRS
     assert most["states"] * 100 <= scoring.MAX_SEARCH_STATES
+    assert most["cost"] * 3 <= scoring.MAX_COST  # the per-file budget (work units)
 
 
 # --- nothing silent: official quirks that change a number are reproduced and reported ----------------
