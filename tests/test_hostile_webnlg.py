@@ -306,7 +306,7 @@ def heavy_entries(n, seed=0):
     return [[triple() for _ in range(16)] for _ in range(n)], [[triple() for _ in range(16)] for _ in range(n)]
 
 
-BUDGET_MESSAGE = "entries 0 to 4 need {units} work units to score; expected at most 50,000,000 at once"
+BUDGET_MESSAGE = "entries 0 to 4 need {units} work units to score; expected at most 45,000,000 at once"
 
 
 def test_budget_counts_before_scoring_and_names_the_entry():
@@ -333,7 +333,7 @@ def test_cli_and_compare_refuse_a_file_over_the_budget_before_scoring(tmp_path, 
     monkeypatch.setattr(scoring, "search_assignment", never)
     result = cli(*paths)
     assert_cli_error(result, "webnlg", paths[1], 84)  # the candidate <entry> line of entry 4
-    assert "need" in result.err and "expected at most 50,000,000 at once" in result.err
+    assert "need" in result.err and "expected at most 45,000,000 at once" in result.err
     result = run_cli(["compare", "webnlg", "--gold", paths[0], "--predictions", paths[1], "--n-resamples", "10"])
     assert_cli_error(result, "compare", paths[1], 84)
 
