@@ -12,6 +12,7 @@ import importlib
 import sys
 
 from benchscore import BENCHMARKS
+from benchscore.core import compare
 
 # sub-command -> (folder, one-line help), from the registry
 COMMANDS = {b.name: (b.folder, f"{b.title}: {b.scores}") for b in BENCHMARKS.values()}
@@ -52,6 +53,8 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser(*argv[:2]).parse_args(argv)
     try:
+        if args.command == "compare":
+            compare.check_arguments(args)
         return args.run(args)
     except OSError as err:
         # "FILE: No such file or directory", not Python's "[Errno 2] ..." repr.

@@ -60,6 +60,14 @@ def add_compare_options(parser, predictions_help, *aliases):
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
+def check_arguments(args):
+    """The shared options checked before any file is read (a bad option costs nothing and prints one line)."""
+    check_options(args.n_resamples, args.seed, args.confidence)
+    if len(args.predictions) not in (1, 2):
+        raise ValueError(f"--predictions was given {len(args.predictions)} times; expected once (intervals) "
+                         "or twice (A, B)")
+
+
 def report_comparison(args, stats, confidence_intervals, paired_test, signature):
     """Prints the intervals of one system or the paired comparison of two; returns the exit status.
 

@@ -20,6 +20,7 @@ import evaluate
 
 import benchscore
 from benchscore.core.readers import at_example
+from benchscore.core.readers import invalid_text
 from benchscore.core.readers import shown
 
 
@@ -87,28 +88,11 @@ class BenchscoreMetric(evaluate.Metric):
         return super()._finalize()
 
 
-def _bad_text(value):
-    """The first string inside `value` (nested lists, tuples, dicts) that UTF-8 cannot encode, else None."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            try:
-                item.encode("utf-8")
-            except UnicodeEncodeError:
-                return item
-        elif isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, (list, tuple)):
-            stack.extend(item)
-    return None
-
-
 def _surrogate_error(batch, start):
     """`example N: <feature> holds ...` for the first example with a string Arrow cannot store."""
     for name, column in batch.items():
         for offset, value in enumerate(column):
-            text = _bad_text(value)
+            text = invalid_text(value)
             if text is not None:
                 bad = next(c for c in text if 0xD800 <= ord(c) <= 0xDFFF)
                 return at_example(start + offset, f"{name} holds a lone surrogate (U+{ord(bad):04X}) in "

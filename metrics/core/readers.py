@@ -15,9 +15,15 @@ dropped (the official files have none; with it, the first field would silently d
 """
 
 import json
+import os
+import re
+import stat
 
 MAX_LINE_BYTES = 64 << 20  # one line of any input file: 64 MiB
 MAX_DEPTH = 64  # JSON nesting: our deepest format (TSVer judge replies) needs 4
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 class InputError(ValueError):
@@ -59,8 +65,15 @@ def _decode(raw, path, line):
                                   "expected a UTF-8 text file") from None
 
 
+def check_regular_file(path):
+    """Refuses a pipe, device or folder before it is opened (opening a FIFO blocks; a device never ends)."""
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise at_line(path, 1, "this is not a regular file (a pipe, device or folder); expected a text file")
+
+
 def iter_lines(path):
     """(line number, text) for each line of a UTF-8 file, without its line end (LF or CRLF)."""
+    check_regular_file(path)
     with open(path, "rb") as f:
         number = 0
         while True:
@@ -128,7 +141,31 @@ def parse_json(text, where):
     # Cheap guard first: only text with many brackets can nest deeply.
     if text.count("[") + text.count("{") > MAX_DEPTH and _depth(value) > MAX_DEPTH:
         raise InputError(f"{where}: JSON nested deeper than {MAX_DEPTH} levels; expected a flat record")
+    # JSON may escape half of a surrogate pair ("\ud800"), which is no text at all; checked only when
+    # such an escape is there (a whole pair decodes to one character and passes).
+    if _SURROGATE_ESCAPE.search(text):
+        bad = invalid_text(value)
+        if bad is not None:
+            raise InputError(f"{where}: the string {shown(bad)} holds a lone surrogate; expected valid Unicode text")
     return value
+
+
+def invalid_text(value):
+    """The first string inside `value` (nested lists, tuples, dicts: keys too) that UTF-8 cannot encode, else None."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return item
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return None
 
 
 def iter_jsonl(path, what="a JSON object", objects_only=True):

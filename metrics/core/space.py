@@ -8,6 +8,7 @@ four Spaces.
 """
 
 import contextlib
+import math
 import pathlib
 import re
 import tempfile
@@ -99,9 +100,16 @@ def pasted(inputs, texts):
         yield paths, names
 
 
+def _cell(value):
+    """A table cell as stripped text; an empty cell (None, or pandas' NaN) is "" — never the text "nan"."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return str(value).strip()
+
+
 def table_rows(table, n_columns):
     """The editable table's rows as stripped strings, each with exactly `n_columns` cells."""
-    rows = [["" if value is None else str(value).strip() for value in row] for row in table.values.tolist()]
+    rows = [[_cell(value) for value in row] for row in table.values.tolist()]
     if not rows:
         raise gr.Error("The table is empty; add one row per item.")
     for number, row in enumerate(rows, start=1):
