@@ -67,6 +67,8 @@ class ItemStats:
     empty: bool  # the official short cut: either side has no series
     ev2r: dict | None = None  # the judge's four counts (None: not judged)
     ev2r_failure: str | None = None  # why the judge failed on this claim
+    ev2r_defaulted: tuple = ()  # count keys the judge's record lacks, read as 0 (as the official sum does)
+    inverted_ranges: bool = False  # a predicted range with from > to (it covers no year, as officially)
 
 
 def _words(text):
@@ -345,10 +347,18 @@ def claim_item(gold_verdict, gold_series, prediction, ev2r=None, ev2r_failure=No
     """
     verdict = None if prediction is None else prediction["verdict"]
     status, label = verdict_outcome(verdict)
-    terms = coverage(gold_series, None if prediction is None else prediction["ranges"])
+    ranges = None if prediction is None else prediction["ranges"]
+    terms = coverage(gold_series, ranges)
+    inverted = any(r["from"] > r["to"] for rows in (ranges or {}).values() for r in rows or ())
     return ItemStats(status=status, verdict=verdict, gold=gold_verdict, label=label,
                      correct=status == OK and label == gold_verdict, **terms,
-                     ev2r=None if ev2r is None else ev2r_counts(ev2r), ev2r_failure=ev2r_failure)
+                     ev2r=None if ev2r is None else ev2r_counts(ev2r), ev2r_failure=ev2r_failure,
+                     ev2r_defaulted=defaulted_keys(ev2r), inverted_ranges=inverted)
+
+
+def defaulted_keys(record):
+    """The count keys a judge record lacks (the official sum reads them as 0)."""
+    return tuple(key for key in EV2R_KEYS if key not in record) if isinstance(record, dict) else ()
 
 
 def item_stats(gold, predictions, ev2r=None):
@@ -466,8 +476,36 @@ def _verdict_warnings(stats):
 
 
 def _over_supported(counts):
+    """A support count above a facts count, the official R's sp/cr included (a rate above 1)."""
     cp_key, sp_key, cr_key, sr_key = EV2R_KEYS
-    return counts[sp_key] > counts[cp_key] or counts[sr_key] > counts[cr_key]
+    return counts[sp_key] > min(counts[cp_key], counts[cr_key]) or counts[sr_key] > counts[cr_key]
+
+
+def _rate_warnings(ev2r):
+    """A warning naming each Ev²R rate above 1 (the official rates take the counts as given)."""
+    over = [f"{name} {value}" for name, value in ev2r.items() if value is not None and value > 1]
+    if not over:
+        return []
+    return [f"Ev2R {', '.join(over)} above 1: as the official scorer, the judge's counts are used as given "
+            "(R = predicted-side support / reference facts count, sic), so a rate can exceed 1"]
+
+
+def _defaulted_warnings(stats):
+    """Judged claims whose record lacks count keys: the official sum reads them as 0, and so do we."""
+    found, shown_claims = _indices(stats, lambda s: s.ev2r is not None and s.ev2r_defaulted)
+    if not found:
+        return []
+    return [f"{len(found)} judged claim(s) have an Ev2R record without some of the count keys (claims "
+            f"{shown_claims}); as the official scorer, a missing count is read as 0; expected the keys "
+            f"{list(EV2R_KEYS)}"]
+
+
+def _inverted_warnings(stats):
+    found, shown_claims = _indices(stats, lambda s: s.inverted_ranges)
+    if not found:
+        return []
+    return [f"{len(found)} claim(s) have a predicted range with from > to (claims {shown_claims}); as the official "
+            "scorer, such a range covers no year (it lowers the IoU and TSCS)"]
 
 
 def _support_warnings(stats):
@@ -502,7 +540,8 @@ def _ev2r_part(stats, ev2r_aggregation):
     ev2r = ev2r_aggregate(judged, ev2r_aggregation) if judged else {"precision": None, "recall": None, "f1": None}
     result = {f"ev2r_{k}": v for k, v in ev2r.items()}
     result.update({"n_ev2r_judged": len(judged), "n_ev2r_failed": len(failures)})
-    return result, _failure_warnings(len(judged), failures) + _support_warnings(stats)
+    return result, (_failure_warnings(len(judged), failures) + _support_warnings(stats)
+                    + _defaulted_warnings(stats) + _rate_warnings(ev2r))
 
 
 TSCS_TERMS = ("tscs", "iou", "precision", "recall", "f1")
@@ -526,6 +565,9 @@ def aggregate(stats, strict=False, ev2r_aggregation="tsver"):
     """
     check_aggregation(ev2r_aggregation)
     check_flag(strict, "strict")
+    stats = list(stats)
+    if not all(isinstance(s, ItemStats) for s in stats):
+        raise not_item_stats(stats)
     counted, in_tscs = _denominators(stats, strict)
     statuses = Counter(s.status for s in stats)
     result = {
@@ -543,8 +585,22 @@ def aggregate(stats, strict=False, ev2r_aggregation="tsver"):
     }
     ev2r, ev2r_warnings = _ev2r_part(stats, ev2r_aggregation)
     result.update(ev2r)
-    result["warnings"] = _verdict_warnings(stats) + ev2r_warnings
+    result["warnings"] = _verdict_warnings(stats) + _inverted_warnings(stats) + ev2r_warnings
     return result
+
+
+def not_item_stats(stats):
+    """The `TypeError` for the first element of `stats` that is not an `ItemStats`."""
+    index, item = next(((i, s) for i, s in enumerate(stats) if not isinstance(s, ItemStats)), (None, None))
+    return TypeError(f"example {index}: the statistics are {type(item).__name__} {shown(item)}; expected a "
+                     "tsver ItemStats (from item_stats)")
+
+
+def _file_notes(over, defaulted):
+    """What a recorded file's records hold that the official sum uses silently."""
+    notes = f"; {over} of them have a support count above their facts count, used as given (a rate can " \
+        "exceed 1)" if over else ""
+    return notes + (f"; {defaulted} of them lack some count keys, read as 0" if defaulted else "")
 
 
 def file_ev2r(result, file_records):
@@ -564,13 +620,12 @@ def file_ev2r(result, file_records):
     records = [ev2r_counts(r) for r in file_records]
     over = sum(map(_over_supported, records))
     kept = [w for w in result["warnings"]  # what the claim-aligned records said; the file's numbers replace them
-            if not w.startswith(("Ev2R not available", "Ev2R over")) and "support count above" not in w]
-    if over:
-        warning += (f"; {over} of them have a support count above their facts count, used as given (a rate can "
-                    "exceed 1)")
+            if not w.startswith(("Ev2R not available", "Ev2R over", "Ev2R precision", "Ev2R recall", "Ev2R f1"))
+            and "support count above" not in w]
+    warning += _file_notes(over, sum(bool(defaulted_keys(r)) for r in file_records))
     official = ev2r_aggregate(records, "tsver")
     return {**result, **{f"ev2r_{k}": v for k, v in official.items()}, "n_ev2r_records": len(file_records),
-            "warnings": kept + [warning]}
+            "warnings": kept + [warning] + _rate_warnings(official)}
 
 
 def signature(strict=False, ev2r_aggregation="tsver", judge="none"):
