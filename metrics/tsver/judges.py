@@ -22,10 +22,12 @@ import os
 import pathlib
 import queue
 import re
+import stat
 import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 from collections.abc import Mapping
 
 from benchscore.core.readers import at_line
@@ -117,6 +119,11 @@ class RecordedJudge:
         response = {key: 0 for key in COUNT_KEYS} | dict(record)
         validate_counts(response, "recorded Ev2R record")
         return response
+
+    def defaulted(self, claim):
+        """The count keys the claim's record lacks (the official sum, and this judge, read them as 0)."""
+        record = self.records.get(claim)
+        return tuple(key for key in COUNT_KEYS if key not in record) if isinstance(record, Mapping) else ()
 
     def __repr__(self):
         return f"RecordedJudge({len(self.records)} records)"
@@ -257,6 +264,7 @@ def _shorten(text, limit=200):
 _CACHE_HOME = pathlib.Path(os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache")
 DEFAULT_CACHE_DIR = _CACHE_HOME / "benchscore" / "tsver-ev2r"
 MAX_REPLY_BYTES = 8 << 20  # one chat-completions answer
+MAX_CACHE_BYTES = 1 << 20  # one cache entry: larger ones are neither written nor read
 _RETRY_STATUS = frozenset({408, 409, 429})  # and every 5xx
 RATE_LIMITED_CLAIMS = 3  # claims in a row rate-limited on every attempt: the server will not answer this run
 
@@ -288,10 +296,13 @@ def _encoded_forms(key):
     return {form for form in forms | {hexed, hexed.upper()} if len(form) >= 8}
 
 
+SECRET_RUN = 8  # an echoed run of this many consecutive characters of the key is hidden
+
+
 class _Secret:
     """Holds the API key so that no repr, log line or traceback local can show it."""
 
-    __slots__ = ("_value", "_forms", "__weakref__")
+    __slots__ = ("_value", "_forms", "_runs", "__weakref__")
 
     def __init__(self, raw):
         self._value = raw.strip()  # a key read from a CRLF .env file ends in "\r"
@@ -300,6 +311,8 @@ class _Secret:
         forms |= {form.replace("/", "\\/") for form in forms}  # JSON may escape "/" too
         forms |= _encoded_forms(self._value)
         self._forms = sorted(forms, key=len, reverse=True)
+        grams = sorted({self._value[i:i + SECRET_RUN].lower() for i in range(len(self._value) - SECRET_RUN + 1)})
+        self._runs = re.compile("(?=(" + "|".join(map(re.escape, grams)) + "))", re.IGNORECASE) if grams else None
         for name in _HTTP_LOGGERS:  # httpcore logs response headers at DEBUG: a header may echo the key
             logging.getLogger(name).addFilter(self._filter)
 
@@ -315,8 +328,27 @@ class _Secret:
     def _replace(self, text):
         for form in self._forms:
             if form:
-                text = text.replace(form, "<hidden>")
-        return text
+                text = re.sub(re.escape(form), "<hidden>", text, flags=re.IGNORECASE)
+        return self._hide_runs(text)
+
+    def _hide_runs(self, text):
+        """`text` without any run of >= SECRET_RUN consecutive characters of the key (any case)."""
+        if self._runs is None:
+            return text
+        spans = [(m.start(), m.start() + len(m.group(1))) for m in self._runs.finditer(text)]
+        if not spans:
+            return text
+        merged = []
+        for start, end in spans:
+            if merged and start <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], end)
+            else:
+                merged.append([start, end])
+        out, last = [], 0
+        for start, end in merged:
+            out += [text[last:start], "<hidden>"]
+            last = end
+        return "".join(out + [text[last:]])
 
     def redact(self, text):
         """`text` without the key in any form: as is, JSON-escaped (also \\uXXXX char by char), base64, hex."""
@@ -345,6 +377,51 @@ def _post(client, url, headers, body, deadline, cancelled):
         return answer.status_code, answer.headers, b"".join(chunks)
 
 
+def _is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_settings(concurrency, max_retries, timeout, backoff):
+    """ValueError/TypeError for a bad OpenAIJudge setting (True is not a number here)."""
+    if not _is_int(concurrency) or concurrency < 1:
+        raise ValueError(f"OpenAIJudge: concurrency must be an int >= 1, found {concurrency!r}")
+    if not _is_int(max_retries) or max_retries < 0:
+        raise ValueError(f"OpenAIJudge: max_retries must be an int >= 0, found {max_retries!r}")
+    if not _is_number(timeout) or not 0 < timeout < float("inf"):
+        raise ValueError(f"OpenAIJudge: timeout must be a number of seconds > 0, found {timeout!r}")
+    if not _is_number(backoff) or not 0 <= backoff < float("inf"):
+        raise ValueError(f"OpenAIJudge: backoff must be a finite number of seconds >= 0, found {backoff!r}")
+
+
+def _masked(url):
+    """`url` with any user:password@ part replaced by ***@ (it may hold the key)."""
+    scheme, sep, rest = url.partition("://")
+    netloc, slash, path = rest.partition("/")
+    if "@" in netloc:
+        netloc = "***@" + netloc.rpartition("@")[2]
+    return scheme + sep + netloc + slash + path
+
+
+def _check_url(base_url):
+    """`base_url` if it is an http(s) URL with a host; ValueError (the URL masked) otherwise."""
+    if not isinstance(base_url, str):
+        raise TypeError(f"OpenAIJudge: base_url must be a string such as 'https://api.openai.com/v1', "
+                        f"found {type(base_url).__name__}")
+    try:
+        parts = urllib.parse.urlsplit(base_url)
+        host = parts.hostname
+    except ValueError as err:
+        raise ValueError(f"OpenAIJudge: base_url {_masked(base_url)!r} is not a valid URL ({err})") from None
+    if parts.scheme not in ("http", "https") or not host or any(c.isspace() for c in base_url):
+        raise ValueError(f"OpenAIJudge: base_url {_masked(base_url)!r} is not an http(s) URL with a host; "
+                         "expected e.g. 'https://api.openai.com/v1'")
+    return base_url
+
+
 class OpenAIJudge:
     """An OpenAI-compatible chat-completions judge with our own one-shot prompt (``build_prompt``).
 
@@ -371,13 +448,13 @@ class OpenAIJudge:
                  timeout=60.0, concurrency=4, temperature=0, seed=0, progress=True, backoff=1.0):
         if httpx is None:
             raise ValueError('the HTTP Ev2R judge needs httpx: pip install "benchscore[judge]" (or pip install httpx)')
-        if not isinstance(concurrency, int) or concurrency < 1:
-            raise ValueError(f"OpenAIJudge: concurrency must be an int >= 1, found {concurrency!r}")
-        if not isinstance(max_retries, int) or max_retries < 0:
-            raise ValueError(f"OpenAIJudge: max_retries must be an int >= 0, found {max_retries!r}")
-        if not isinstance(timeout, (int, float)) or not 0 < timeout < float("inf"):
-            raise ValueError(f"OpenAIJudge: timeout must be a number of seconds > 0, found {timeout!r}")
-        self.url = base_url.rstrip("/") + "/chat/completions"
+        _check_settings(concurrency=concurrency, max_retries=max_retries, timeout=timeout, backoff=backoff)
+        if not isinstance(model, str) or not model.strip():
+            raise TypeError(f"OpenAIJudge: model must be a non-empty string, found {model!r}")
+        if cache_dir is not None and pathlib.Path(cache_dir).exists() and not pathlib.Path(cache_dir).is_dir():
+            raise ValueError(f"OpenAIJudge: cache_dir {str(cache_dir)!r} exists and is not a directory")
+        self.url = _check_url(base_url).rstrip("/") + "/chat/completions"
+        self.shown_url = _masked(self.url)  # the URL as shown in messages: user:password@ hidden
         self.model = model
         self.api_key_env = api_key_env
         self.cache_dir = None if cache_dir is None else pathlib.Path(cache_dir)
@@ -387,7 +464,7 @@ class OpenAIJudge:
         self.temperature = temperature
         self.seed = seed
         self.progress = progress
-        self.backoff = backoff
+        self.backoff = float(backoff)
         self.requests_made = 0  # HTTP requests sent (attempts), for cost accounting
         self._slots = threading.BoundedSemaphore(concurrency)
         self._lock = threading.Lock()
@@ -402,7 +479,7 @@ class OpenAIJudge:
         return f"openai(model={self.model},prompt={PROMPT_VERSION},temperature={self.temperature},seed={self.seed})"
 
     def __repr__(self):
-        return (f"OpenAIJudge(url={self.url!r}, model={self.model!r}, api_key_env={self.api_key_env!r}, "
+        return (f"OpenAIJudge(url={self.shown_url!r}, model={self.model!r}, api_key_env={self.api_key_env!r}, "
                 f"cache_dir={str(self.cache_dir) if self.cache_dir else None!r})")
 
     def __call__(self, claim, reference, prediction):
@@ -532,15 +609,15 @@ class OpenAIJudge:
             kind, value = answers.get(timeout=self.timeout)
         except queue.Empty:
             cancelled.set()
-            raise _Retry(f"no complete reply from {self.url} within {self.timeout:g} s") from None
+            raise _Retry(f"no complete reply from {self.shown_url} within {self.timeout:g} s") from None
         if kind == "ok":
             return value
         if isinstance(value, _Retry):
             raise value
         if isinstance(value, (TimeoutError, httpx.TimeoutException)):
-            raise _Retry(f"no complete reply from {self.url} within {self.timeout:g} s") from None
+            raise _Retry(f"no complete reply from {self.shown_url} within {self.timeout:g} s") from None
         if isinstance(value, (httpx.HTTPError, OSError)):
-            raise _Retry(self._redact(f"{type(value).__name__} from {self.url}: {value}")) from None
+            raise _Retry(self._redact(f"{type(value).__name__} from {self.shown_url}: {value}")) from None
         raise value
 
     def _request(self, prompt):
@@ -552,7 +629,7 @@ class OpenAIJudge:
             status, answer_headers, payload = self._send(headers, body)
         text = payload.decode("utf-8", "replace")
         if status >= 400:
-            message = f"HTTP {status} from {self.url}: {_shorten(self._redact(text.strip()))}"
+            message = f"HTTP {status} from {self.shown_url}: {_shorten(self._redact(text.strip()))}"
             if status in _RETRY_STATUS or status >= 500:
                 raise _Retry(message, _retry_after(answer_headers), rate_limited=status in _RETRY_STATUS)
             raise _Refused(message)
@@ -561,7 +638,7 @@ class OpenAIJudge:
         except (ValueError, LookupError, TypeError):
             content = None
         if not isinstance(content, str):  # the text is not shown: it may echo anything
-            raise _Retry(f"not a chat-completions answer from {self.url} ({len(text):,} characters, not shown); "
+            raise _Retry(f"not a chat-completions answer from {self.shown_url} ({len(text):,} characters, not shown); "
                          "expected JSON with choices[0].message.content")
         return content
 
@@ -575,13 +652,13 @@ class OpenAIJudge:
             return None
         path = self._cache_path(key)
         try:
-            entry = parse_json(_decode_entry(path.read_bytes(), path), str(path))
+            entry = parse_json(_decode_entry(_read_regular(path), path), str(path))
             response = entry.get("response") if isinstance(entry, dict) else None
             validate_counts(response, f"{path}: the cache entry's response")
             return response
         except FileNotFoundError:
             return None
-        except (ValueError, JudgeError) as err:  # a damaged entry is asked again; the message names the file
+        except (ValueError, JudgeError, OSError) as err:  # a damaged entry is asked again; the message names it
             logger.warning("Ev2R judge: ignoring the unreadable cache entry (%s); asking the judge again", err)
             return None
 
@@ -593,10 +670,34 @@ class OpenAIJudge:
         entry = {"model": self.model, "prompt_version": PROMPT_VERSION, "temperature": self.temperature,
                  "seed": self.seed, "claim": claim, "reference": reference, "prediction": prediction,
                  "reply": reply, "response": response}
+        text = json.dumps(entry, ensure_ascii=False, indent=1)
+        if len(text.encode("utf-8")) > MAX_CACHE_BYTES:
+            logger.info("Ev2R judge: reply not cached (its entry is over %d MiB)", MAX_CACHE_BYTES >> 20)
+            return
         # Write then rename, so a concurrent reader or a killed run never sees half a file.
         with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, delete=False, suffix=".tmp") as out:
-            json.dump(entry, out, ensure_ascii=False, indent=1)
+            out.write(text)
         os.replace(out.name, path)
+
+
+def _read_regular(path):
+    """The bytes of a cache entry that is a regular file (not a link, FIFO or device) of at most
+    MAX_CACHE_BYTES; FileNotFoundError if absent, ValueError naming the file otherwise."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    if path.is_symlink():
+        raise ValueError(f"{path}: a symbolic link; expected a regular cache file")
+    fd = os.open(path, flags)
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(f"{path}: not a regular file; expected a JSON cache entry")
+        if info.st_size > MAX_CACHE_BYTES:
+            raise ValueError(f"{path}: {info.st_size:,} bytes; expected a cache entry of at most "
+                             f"{MAX_CACHE_BYTES >> 20} MiB")
+        data = handle.read(MAX_CACHE_BYTES + 1)
+    if len(data) > MAX_CACHE_BYTES:
+        raise ValueError(f"{path}: over {MAX_CACHE_BYTES >> 20} MiB; expected a smaller cache entry")
+    return data
 
 
 def _decode_entry(raw, path):
@@ -681,5 +782,9 @@ def judge_claims(judge, items, n_claims):
     outcomes = run_judge(judge, [item for _, item in items])
     per_claim = [None] * n_claims
     for (i, _), outcome in zip(items, outcomes):
-        per_claim[i] = outcome.counts if outcome.error is None else outcome.error
+        if outcome.error is not None:
+            per_claim[i] = outcome.error
+        else:  # a count the record lacks stays missing, so the scorer can say it read it as 0
+            defaulted = judge.defaulted(outcome.claim) if hasattr(judge, "defaulted") else ()
+            per_claim[i] = {key: value for key, value in outcome.counts.items() if key not in defaulted}
     return per_claim, getattr(judge, "signature", "callable")
