@@ -453,3 +453,51 @@ def test_functional_file_naming_some_questions_scores_them(tmp_path):
     functional = write(tmp_path / "functional.jsonl", jsonl([{"id": Q_RECORDS[0]["id"]}, {"id": "no-such-question"}]))
     result = assert_cli_ok(cli(*files(tmp_path), "--functional", functional))
     assert json.loads(result.out)["n_questions"] == 1
+
+
+# -- re-audit (issue 12): only plain whole numbers in the Space's boxes and table years ----------
+
+@pytest.mark.parametrize("top_k", [10**30, True, "٣", "1_0", "3.5", 1_000_001, [1], "9" * 400])
+def test_space_top_k_only_a_plain_whole_number_in_range(app, top_k):
+    with space_error():
+        app._top_k(top_k)
+
+
+@pytest.mark.parametrize("top_k, k", [(" 3 ", 3), (3.0, 3), (3, 3), (0, None), ("", None), (None, None)])
+def test_space_top_k_plain_whole_numbers_are_read(app, top_k, k):
+    assert app._top_k(top_k) == k
+
+
+@pytest.mark.parametrize("column, year", [("t_query", "1_994"), ("t_query", "١٩٩٤"), ("t_query", "２０００"),
+                                          ("t_query", "1994.5"), ("t_query", "1e3"), ("t_query", "10000"),
+                                          ("t_start", "١٩٩٤"), ("t_start", "Infinity"), ("t_end", "+1994"),
+                                          ("t_query", "inf")])
+def test_space_table_year_only_plain_digits_in_range(app, column, year):
+    import gradio as gr
+    import pandas as pd
+
+    rows = [list(row) for row in app.TABLE_EXAMPLE]
+    rows[1][app.TABLE_HEADERS.index(column)] = year
+    with pytest.raises(gr.Error, match=rf"table row 2: {column} is"):
+        app.score_table(pd.DataFrame(rows, columns=app.TABLE_HEADERS))
+
+
+def test_space_table_open_bounds_and_negative_years_still_read(app):
+    import pandas as pd
+
+    rows = [list(row) for row in app.TABLE_EXAMPLE]
+    rows[1][app.TABLE_HEADERS.index("t_start")] = "-inf"
+    rows[1][app.TABLE_HEADERS.index("t_end")] = "inf"
+    rows[2][app.TABLE_HEADERS.index("t_start")] = "-44"
+    table, *_ = app.score_table(pd.DataFrame(rows, columns=app.TABLE_HEADERS))
+    assert table.iloc[0]["questions"] == 2
+
+
+@pytest.mark.parametrize("options, field", [({"split": 5}, "split"), ({"dedup": "no"}, "dedup"),
+                                            ({"top_k": 10**30}, "top-k")])
+def test_space_table_options_of_the_wrong_type(app, options, field):
+    import gradio as gr
+    import pandas as pd
+
+    with pytest.raises(gr.Error, match=rf"{field} is "):
+        app.score_table(pd.DataFrame(app.TABLE_EXAMPLE, columns=app.TABLE_HEADERS), **options)

@@ -7,8 +7,8 @@ functions. The layout, limits and error handling are `benchscore.core.space`'s.
     python app.py                      # serves on http://127.0.0.1:7860
 """
 
-import math
 import pathlib
+import re
 
 import gradio as gr
 import pandas as pd
@@ -35,19 +35,39 @@ TABLE_EXAMPLE = [
 ]
 
 
+TOP_K_MAX = 1_000_000  # a sane bound for the top-k box (no question has this many triples)
+YEAR_RANGE = (-9999, 9999)  # table years: plain decimal integers in this range
+_ASCII_INT = re.compile(r"-?[0-9]+")
+
+
+def _whole_number(value):
+    """An int from the top-k box's value (int, whole float or ASCII digits), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else None
+    if isinstance(value, str) and _ASCII_INT.fullmatch(value.strip()):
+        return int(value.strip()) if len(value.strip()) <= 20 else None
+    return None
+
+
 def _top_k(value):
-    """The top-k box: 0 or empty means no cut (the reference's behaviour); else a positive whole number."""
-    try:
-        number = float(value or 0)
-    except (TypeError, ValueError):
-        number = math.nan
-    if not number.is_integer() or number < 0:
-        raise gr.Error(f"top-k is {value!r:.80}; expected a whole number of triples, 0 for no cut")
-    return int(number) or None
+    """The top-k box: 0 or empty means no cut (the reference's behaviour); else a whole number up to TOP_K_MAX."""
+    number = 0 if value is None or value == "" else _whole_number(value)
+    if number is None or not 0 <= number <= TOP_K_MAX:
+        raise gr.Error(f"top-k is {value!r:.80}; expected a whole number of triples from 0 to {TOP_K_MAX:,} "
+                       "(0 for no cut)")
+    return number or None
 
 
 def _options(space_name, split, top_k, dedup):
-    return {"space": space_name, "split": (split or "").strip() or None, "top_k": _top_k(top_k), "dedup": bool(dedup)}
+    if split is not None and not isinstance(split, str):
+        raise gr.Error(f"split is {split!r:.80}; expected a split name such as 'test', or empty for all questions")
+    if not isinstance(dedup, bool):
+        raise gr.Error(f"dedup is {dedup!r:.80}; expected a checkbox value (true or false)")
+    return {"space": space_name, "split": (split or "").strip() or None, "top_k": _top_k(top_k), "dedup": dedup}
 
 
 def score_files(questions_path, evidence_path, space_name="label", split="", top_k=0, dedup=False):
@@ -65,11 +85,16 @@ def score_text(questions_text, evidence_text, space_name="label", split="", top_
 
 
 def _year(value, number, name, finite=False):
-    try:
-        return scoring.year(value, name, finite)
-    except ValueError:
-        expected = "a finite year such as 1994" if finite else "a year such as 1994 (or inf)"
-        raise gr.Error(f"table row {number}: {name} is {value!r:.80}; expected {expected}") from None
+    """A table year: ASCII digits with an optional '-', in YEAR_RANGE ('inf'/'-inf' open bounds unless `finite`)."""
+    if not finite and value in ("inf", "-inf"):
+        return float(value)
+    text = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+    if isinstance(text, str) and _ASCII_INT.fullmatch(text) and len(text) <= 6:
+        if YEAR_RANGE[0] <= int(text) <= YEAR_RANGE[1]:
+            return float(int(text))
+    bounds = "" if finite else ", or inf, -inf"
+    raise gr.Error(f"table row {number}: {name} is {value!r:.80}; expected a year in plain digits such as 1994 "
+                   f"(a whole number from {YEAR_RANGE[0]} to {YEAR_RANGE[1]}{bounds})")
 
 
 def _table_questions(rows):
