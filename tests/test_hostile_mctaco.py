@@ -403,3 +403,26 @@ def test_output_path_elsewhere_is_written(tmp_path):
     gold, preds = files(tmp_path)
     assert_cli_ok(cli(gold, preds, "-o", tmp_path / "scores.json"))
     assert set(__import__("json").loads((tmp_path / "scores.json").read_text())) == {"em", "f1"}
+
+
+@pytest.mark.parametrize("ids, message", [
+    (["1", 1], r"example 1: question_id is 1 \(an int\) but example 0 gave a string; expected one type"),
+    ([1, "q", "1"], r"example 1: question_id is 'q' \(a string\) but example 0 gave an int; expected one type"),
+])
+def test_module_question_ids_mixing_strings_and_ints_are_refused(ids, message):
+    """Stored as text, "1" and 1 would silently be one question."""
+    module = load_metric("mctaco")  # a fresh one: no input left pending by another test
+    n = len(ids)
+    with pytest.raises(ValueError, match=message):
+        module.compute(predictions=["yes"] * n, references=["yes"] * n, question_id=ids)
+
+
+def test_module_question_ids_mixing_types_across_add_batch_are_refused():
+    module = load_metric("mctaco")
+    module.add_batch(predictions=["yes"], references=["yes"], question_id=[1])
+    with library_error(1):
+        module.add_batch(predictions=["no"], references=["yes"], question_id=["1"])
+        module.compute()
+    assert module.compute()["n_questions"] == 1  # the first batch, still stored
+    module.add_batch(predictions=["yes"], references=["yes"], question_id=["1"])  # a new input: strings are fine
+    assert module.compute()["n_questions"] == 1

@@ -157,6 +157,25 @@ def _checked(name, values, start):
         return [CHECKS[name](value, index) for index, value in enumerate(values, start)]
 
 
+def _check_one_id_type(values, start, first):
+    """`first` = (kind, index) of the first typed question_id seen; an error at the first of another type.
+
+    "1" and 1 would be one question once stored as text, so a column mixing them is refused."""
+    for index, value in enumerate(values, start):
+        if isinstance(value, str):
+            kind = "a string"
+        elif isinstance(value, int) and not isinstance(value, bool) and value.bit_length() <= 64:
+            kind = "an int"
+        else:
+            continue  # None, or a bad value _text refuses with its own message
+        if first is None:
+            first = (kind, index)
+        elif kind != first[0]:
+            raise at_example(index, f"question_id is {shown(value)} ({kind}) but example {first[1]} gave "
+                                    f"{first[0]}; expected one type")
+    return first
+
+
 def _first_missing(column, what):
     """An error naming the first example without a value in `column`."""
     return at_example(column.index(""), f"{what} is missing; give it for every example or for none")
@@ -186,6 +205,8 @@ class Mctaco(metric.BenchscoreMetric):
 
     def _prepare(self, batch, start):
         """Every example checked once: labels as booleans, a question key, a category name ("" = not given)."""
+        first = None if start == 0 else getattr(self, "_first_id_type", None)
+        self._first_id_type = _check_one_id_type(batch["question_id"], start, first)
         prepared = {name: _checked(name, batch[name], start) for name in CHECKS}
         for i, qid, sentence, question in zip(range(start, start + len(batch["predictions"])),
                                               prepared["question_id"], prepared["sentence"], prepared["question"]):
