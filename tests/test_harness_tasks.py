@@ -184,3 +184,29 @@ def test_lm_eval_path_command():
     out = subprocess.run([sys.executable, "-m", "benchscore", "lm-eval-path"], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == lm_eval_path()
     assert sorted(os.listdir(lm_eval_path())) == ["mc_taco_official", "webnlg_text2rdf"]
+
+
+# ------------------------------------------------------------------------------- re-audit (issue 12)
+@pytest.mark.parametrize("call", [lambda: tasks.parse_triples(None),
+                                  lambda: tasks.webnlg_item({"row": 0, "references": ["a | b | c"]}, None)])
+def test_a_generation_that_is_none_is_a_type_error(call):
+    with pytest.raises(TypeError, match=r"^the generation is None; expected a string$"):
+        call()
+
+
+@pytest.mark.parametrize("metric", [tasks.mctaco_em, tasks.mctaco_f1, tasks.mctaco_em_stderr, tasks.mctaco_f1_stderr,
+                                    tasks.mctaco_n_questions, tasks.mctaco_partial_questions])
+def test_mctaco_aggregations_name_an_item_without_question_key(metric):
+    good = tasks.mctaco_item(MCTACO_DOC, -1.0, -0.5)
+    bad = {key: value for key, value in good.items() if key != "question_key"}
+    with pytest.raises(ValueError, match=r"^item 1 \(keys .*\) has no question_key; expected the dict mctaco_item"):
+        metric([good, bad])
+    with pytest.raises(TypeError, match=r"^item 0 is 1 \(int\); expected a dict from mctaco_item"):
+        metric([1])
+
+
+@pytest.mark.parametrize("no, yes, choice", [(10**400, 0, "no"), (-1.0, -(10**400), "yes")])
+def test_mctaco_item_refuses_integers_too_large_for_a_float(no, yes, choice):
+    with pytest.raises(ValueError, match=rf"^example 7 \(mc_taco_official document\): the log-likelihood of "
+                                         rf"'{choice}' is .*; expected a log-likelihood within float range"):
+        tasks.mctaco_item(MCTACO_DOC, no, yes)

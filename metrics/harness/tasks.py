@@ -76,7 +76,11 @@ def mctaco_item(doc, loglikelihood_no, loglikelihood_yes):
         found = f"example {doc['row']} (mc_taco_official document): the log-likelihood of {choice!r} is {value!r:.40}"
         if not isinstance(value, numbers.Real) or isinstance(value, bool):
             raise TypeError(f"{found} ({type(value).__name__}); expected a number")
-        if math.isnan(value):
+        try:
+            number = float(value)
+        except OverflowError:
+            raise ValueError(f"{found}; expected a log-likelihood within float range") from None
+        if math.isnan(number):
             raise ValueError(f"{found}; expected a number, not NaN (a model or harness failure?)")
     return {
         "row": doc["row"],
@@ -102,9 +106,26 @@ def _mctaco_candidate_counts(items):
     return evaluated, expected
 
 
+MCTACO_ITEM_KEYS = ("row", "question_key", "n_candidates", "prediction", "label")
+
+
+def _check_mctaco_items(items):
+    """Each item a dict with `MCTACO_ITEM_KEYS` (`mctaco_item`'s output), else an error naming it."""
+    for index, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise TypeError(f"item {index} is {item!r:.60} ({type(item).__name__}); expected a dict from "
+                            "mctaco_item")
+        missing = [key for key in MCTACO_ITEM_KEYS if key not in item]
+        if missing:
+            raise ValueError(f"item {index} (keys {sorted(map(str, item))!r:.100}) has no {', '.join(missing)}; "
+                             "expected the dict mctaco_item returns")
+
+
 def mctaco_whole_questions(items):
     """(predictions, labels, question keys, number of partial questions left out): the rows, in file
     order, of the questions all of whose candidates are among `items`."""
+    items = list(items)
+    _check_mctaco_items(items)
     items = sorted(items, key=lambda item: item["row"])
     evaluated, expected = _mctaco_candidate_counts(items)
     whole = [item for item in items if evaluated[item["question_key"]] == item["n_candidates"]]
@@ -227,6 +248,9 @@ def parse_triples(generation):
     exactly three non-empty parts (each stripped) make the triple "s | p | o". Any other line is
     unparseable: counted, not scored. Nothing else is changed (no spaces -> underscores, no
     deduplication), so what is scored is what the model wrote."""
+    if not isinstance(generation, str):
+        what = "None" if generation is None else f"{generation!r:.60} ({type(generation).__name__})"
+        raise TypeError(f"the generation is {what}; expected a string")
     triples, unparseable = [], 0
     for line in generation.split("\n"):
         line = line.strip()
