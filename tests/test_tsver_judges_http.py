@@ -382,3 +382,19 @@ def test_rate_limits_at_the_start_do_not_stop_the_run(server):
         server.script[claim] = [{"status": 429, "headers": {"Retry-After": "0"}}] * 2
     outcomes = judges.run_judge(make_judge(server, max_retries=2), [(c, "r", "p") for c in claims], concurrency=1)
     assert all(o.ok for o in outcomes) and len(server.requests) == 15
+
+
+def test_a_cache_entry_written_for_another_claim_is_not_used(server, tmp_path, caplog):
+    # A copied or edited entry would change a number silently: it is asked again, with a warning naming it.
+    judge = make_judge(server, tmp_path)
+    expected = judge("claim a", "ref", "pred")
+    [entry] = (tmp_path / "cache").rglob("*.json")
+    record = json.loads(entry.read_text(encoding="utf-8"))
+    record["claim"] = "claim b"
+    record["response"] = dict(record["response"], **{"support predicted evidence": 0})
+    entry.write_text(json.dumps(record), encoding="utf-8")
+    again = make_judge(server, tmp_path)
+    with caplog.at_level("WARNING"):
+        assert again("claim a", "ref", "pred") == expected
+    assert again.requests_made == 1
+    assert f"ignoring the unreadable cache entry {entry}" in caplog.text and "claim differ" in caplog.text

@@ -484,7 +484,8 @@ class OpenAIJudge:
 
     def __call__(self, claim, reference, prediction):
         key = self.cache_key(claim, reference, prediction)
-        cached = self._read_cache(key)
+        cached = self._read_cache(key, {"model": self.model, "prompt_version": PROMPT_VERSION, "claim": claim,
+                                        "reference": reference, "prediction": prediction})
         if cached is not None:
             return cached
         reply, response = self._ask(build_prompt(claim, reference, prediction))
@@ -647,7 +648,10 @@ class OpenAIJudge:
     def _cache_path(self, key):
         return self.cache_dir / key[:2] / f"{key}.json"
 
-    def _read_cache(self, key):
+    def _read_cache(self, key, expected):
+        """The cached response for `key`, if its entry is whole and was written for exactly `expected`
+        (model, prompt, claim, reference, prediction): an entry edited or copied from another claim
+        would otherwise change a number silently."""
         if self.cache_dir is None:
             return None
         path = self._cache_path(key)
@@ -655,11 +659,15 @@ class OpenAIJudge:
             entry = parse_json(_decode_entry(_read_regular(path), path), str(path))
             response = entry.get("response") if isinstance(entry, dict) else None
             validate_counts(response, f"{path}: the cache entry's response")
+            differing = sorted(name for name, value in expected.items() if entry.get(name) != value)
+            if differing:
+                raise ValueError(f"{path}: the entry's {', '.join(differing)} differ from this request's")
             return response
         except FileNotFoundError:
             return None
         except (ValueError, JudgeError, OSError) as err:  # a damaged entry is asked again; the message names it
-            logger.warning("Ev2R judge: ignoring the unreadable cache entry (%s); asking the judge again", err)
+            logger.warning("Ev2R judge: ignoring the unreadable cache entry %s (%s); asking the judge again",
+                           path, err)
             return None
 
     def _write_cache(self, key, claim, reference, prediction, reply, response):
