@@ -153,6 +153,8 @@ BENCHMARKS = {
       Mille, Simon and Moussallem, Diego and Shimorina, Anastasia",
     booktitle = "Proceedings of the 3rd International Workshop on Natural Language Generation from the Semantic Web (WebNLG+)",
     year = "2020",
+    address = "Dublin, Ireland (Virtual)",
+    publisher = "Association for Computational Linguistics",
     url = "https://aclanthology.org/2020.webnlg-1.7",
     pages = "55--76",
 }""",

@@ -5,6 +5,7 @@ import functools
 import datasets
 import evaluate
 
+from benchscore import data
 from benchscore.core import metric
 from benchscore.core import resampling
 from benchscore.core.readers import at_example
@@ -14,14 +15,8 @@ from benchscore.mctaco import significance
 
 metric.check_version("0.1.0", "mctaco")
 
-_CITATION = """\
-@inproceedings{ZKNR19,
-    author = {Ben Zhou and Daniel Khashabi and Qiang Ning and Dan Roth},
-    title = {"Going on a vacation" takes longer than "Going for a walk": A Study of Temporal Commonsense Understanding},
-    booktitle = {EMNLP},
-    year = {2019},
-}
-"""
+# One citation per benchmark, kept with its official files (`benchscore data list` shows it too).
+_CITATION = data.BENCHMARKS["mctaco"].bibtex + "\n"
 
 _DESCRIPTION = """\
 MC-TACO scores candidate answers to temporal commonsense questions. Each candidate is labelled

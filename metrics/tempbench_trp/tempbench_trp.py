@@ -6,6 +6,7 @@ import gc
 import datasets
 import evaluate
 
+from benchscore import data
 from benchscore.core import metric
 from benchscore.core.readers import relocate
 from benchscore.core.resampling import DEFAULT_RESAMPLES
@@ -15,15 +16,8 @@ from benchscore.tempbench_trp import significance
 
 metric.check_version("0.1.0", "tempbench_trp")
 
-_CITATION = """\
-@inproceedings{caldarini2026tempbench,
-    author = {Caldarini},
-    title = {TempBench: A Temporal Knowledge-Graph QA Benchmark with Per-Question Gold Subgraphs and Retrieval-Quality Metrics},
-    booktitle = {Proceedings of the ACM International Conference on Information and Knowledge Management (CIKM '26)},
-    year = {2026},
-    doi = {10.1145/3799682.3840181},
-}
-"""
+# One citation per benchmark, kept with its official files (`benchscore data list` shows it too).
+_CITATION = data.BENCHMARKS["tempbench"].bibtex + "\n"
 
 _DESCRIPTION = """\
 TempBench scores the evidence a retriever returns for a temporal KGQA question against the

@@ -5,6 +5,7 @@ import warnings
 import datasets
 import evaluate
 
+from benchscore import data
 from benchscore.core import metric
 from benchscore.core.resampling import DEFAULT_RESAMPLES
 from benchscore.core.resampling import DEFAULT_SEED
@@ -14,14 +15,8 @@ from benchscore.tsver.significance import add_confidence
 
 metric.check_version("0.1.0", "tsver")
 
-_CITATION = """\
-@inproceedings{strong-vlachos-2025-tsver,
-    title = "{TSV}er: A Benchmark for Fact Verification Against Time-Series Evidence",
-    author = "Strong, Marek and Vlachos, Andreas",
-    booktitle = "Proceedings of the 2025 Conference on Empirical Methods in Natural Language Processing",
-    year = "2025", eprint = "2511.01101", archivePrefix = "arXiv",
-}
-"""
+# One citation per benchmark, kept with its official files (`benchscore data list` shows it too).
+_CITATION = data.BENCHMARKS["tsver"].bibtex + "\n"
 
 _DESCRIPTION = """\
 TSVer scores fact verification against time-series evidence (Strong & Vlachos, EMNLP 2025), giving

@@ -3,6 +3,7 @@
 import datasets
 import evaluate
 
+from benchscore import data
 from benchscore.core import metric
 from benchscore.core.readers import at_example
 from benchscore.core.resampling import DEFAULT_RESAMPLES
@@ -12,19 +13,8 @@ from benchscore.webnlg_rdf import significance
 
 metric.check_version("0.1.0", "webnlg_rdf")
 
-_CITATION = """\
-@inproceedings{castro-ferreira-etal-2020-2020,
-    title = "The 2020 Bilingual, Bi-Directional {W}eb{NLG}+ Shared Task: Overview and Evaluation Results ({W}eb{NLG}+ 2020)",
-    author = "Castro Ferreira, Thiago and Gardent, Claire and Ilinykh, Nikolai and van der Lee, Chris and
-      Mille, Simon and Moussallem, Diego and Shimorina, Anastasia",
-    booktitle = "Proceedings of the 3rd International Workshop on Natural Language Generation from the Semantic Web (WebNLG+)",
-    year = "2020",
-    address = "Dublin, Ireland (Virtual)",
-    publisher = "Association for Computational Linguistics",
-    url = "https://aclanthology.org/2020.webnlg-1.7",
-    pages = "55--76",
-}
-"""
+# One citation per benchmark, kept with its official files (`benchscore data list` shows it too).
+_CITATION = data.BENCHMARKS["webnlg"].bibtex + "\n"
 
 _DESCRIPTION = """\
 The WebNLG+ 2020 text-to-RDF (semantic parsing) metric: a system reads a text and outputs RDF triples
