@@ -104,9 +104,9 @@ def add_compare_arguments(parser):
 
 
 def run_compare(args):
-    stats = [files.file_stats(args.questions, path, args.space, args.split, args.top_k, args.dedup)
-             for path in args.predictions]
-    # Scored against the store's Hub copy: the signature names its revision, as `benchscore tempbench` does.
-    questions = data.resolve_split("tempbench", args.questions, args.split)[0]
+    # Resolved once for every system; scored against the store's Hub copy, the signature names its
+    # revision, as `benchscore tempbench` does.
+    questions, split = data.resolve_split("tempbench", args.questions, args.split)
+    stats = [files.file_stats(questions, path, args.space, split, args.top_k, args.dedup) for path in args.predictions]
     return report_comparison(args, stats, significance.confidence_intervals, significance.paired_test,
                              scoring.signature(args.space, args.top_k, args.dedup) + data.signature_part(questions))

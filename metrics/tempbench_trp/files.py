@@ -280,9 +280,10 @@ def file_stats(questions_path, evidence_path, space="label", split=None, top_k=N
 def score_files(questions_path, evidence_path, space="label", split=None, top_k=None, dedup=False,
                 functional_ids=None, by=scoring.SLICES):
     """The result dict of a run file (streamed, flat memory), with `n_evidence_unused` and the signature."""
-    # A run scored against the store's Hub copy names its revision (`|data:Guen/tempbench@<commit>`).
-    sig = scoring.signature(space, top_k, dedup, functional_ids) + data.signature_part(
-        data.resolve_split("tempbench", questions_path, split)[0])
+    # Resolved once (a store file is checksummed on each resolve); a run scored against the store's
+    # Hub copy names its revision (`|data:Guen/tempbench@<commit>`).
+    questions_path, split = data.resolve_split("tempbench", questions_path, split)
+    sig = scoring.signature(space, top_k, dedup, functional_ids) + data.signature_part(questions_path)
     counts = {}
     stream = iter_file_stats(questions_path, evidence_path, space, split, top_k, dedup, functional_ids, counts)
     result = scoring.aggregate_stream(stream, by)
