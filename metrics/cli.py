@@ -42,8 +42,6 @@ def build_parser(command=None, bench=None):
         bench_parser = benches.add_parser(name, help=f"{name}: {compare_help}", description=f"{name}: {compare_help}")
         if command == "compare" and name == bench:
             module = importlib.import_module(f"benchscore.{folder}.cli")
-            if not hasattr(module, "run_compare"):  # not yet moved out of significance.py
-                module = importlib.import_module(f"benchscore.{folder}.significance")
             module.add_compare_arguments(bench_parser)
             bench_parser.set_defaults(run=module.run_compare)
     return parser

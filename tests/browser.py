@@ -68,9 +68,8 @@ def free_port():
 def serve(app):
     """Serves `app` (a loaded app.py module) on 127.0.0.1 at a free port; yields the URL, then stops it."""
     port = free_port()
-    demo = app.launch(
-        server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True, ssr_mode=False
-    )
+    demo = app.space.launch(app.build_demo, server_name="127.0.0.1", server_port=port, prevent_thread_lock=True,
+                            quiet=True, ssr_mode=False)
     try:
         yield f"http://127.0.0.1:{port}/"
     finally:

@@ -186,7 +186,7 @@ def test_tsver_table(apps):
 def test_launch_limits_uploads(folder, apps, monkeypatch):
     calls = []
     monkeypatch.setattr(gr.Blocks, "launch", lambda self, **kwargs: calls.append(kwargs))
-    apps[folder].launch(server_name="127.0.0.1")
+    apps[folder].space.launch(apps[folder].build_demo, server_name="127.0.0.1")
     assert calls == [{"max_file_size": "5mb", "server_name": "127.0.0.1"}]
 
 

@@ -90,14 +90,6 @@ def iter_lines(path):
             yield number, text.rstrip("\n").removesuffix("\r")
 
 
-def read_lines(path, what):
-    """Every line of a UTF-8 file (one trailing newline allowed); an empty file is an error."""
-    lines = [text for _, text in iter_lines(path)]
-    if not any(line.strip() for line in lines):
-        raise at_line(path, 1, f"the file is empty; expected {what}")
-    return lines
-
-
 def iter_tsv(path, fields, what):
     """(line number, {field: text}) for each line of a tab-separated file with exactly `fields`."""
     seen = False

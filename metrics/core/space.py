@@ -15,6 +15,7 @@ import tempfile
 from dataclasses import dataclass
 
 import gradio as gr
+import pandas as pd
 
 MAX_FILE_SIZE = "5mb"  # uploads (gradio refuses larger files) and pasted text alike
 MAX_TEXT_CHARS = 5_000_000
@@ -57,6 +58,44 @@ def scored(score, names, *args, **kwargs):
         return score(*args, **kwargs)
     except (ValueError, TypeError, OSError) as err:
         raise user_error(err, names) from None
+
+
+def table_scored(score, labels, *args, **kwargs):
+    """`score(*args, **kwargs)` on a table's items; an `example N` error names the item as `labels[N]` does."""
+    try:
+        return score(*args, **kwargs)
+    except (ValueError, TypeError) as err:  # the pure functions count examples from 0
+        index, _, rest = str(err).removeprefix("example ").partition(":")
+        located = index.isdigit() and int(index) < len(labels)
+        raise gr.Error(f"{labels[int(index)]}:{rest}" if located else str(err), print_exception=False) from None
+
+
+def file_scorers(inputs, score, show, options=None):
+    """An app's `score_files(*paths, *options)` and `score_text(*texts, *options)`.
+
+    Both read through `score(*paths, **options(*extra))` (the CLI's read path, so uploads, pastes
+    and `benchscore <bench>` give the same numbers and messages); `show(result, names)` makes the
+    outputs. A missing optional file is None.
+    """
+    def split(args):
+        given = [value or None for value in args[:len(inputs)]]
+        return given + [None] * (len(inputs) - len(given)), args[len(inputs):]
+
+    def settings(extra, kwargs):
+        return options(*extra, **kwargs) if options else {}
+
+    def score_files(*args, **kwargs):
+        paths, extra = split(args)
+        names = uploaded(inputs, paths)
+        return show(scored(score, names, *paths, **settings(extra, kwargs)), names)
+
+    def score_text(*args, **kwargs):
+        texts, extra = split(args)
+        chosen = settings(extra, kwargs)
+        with pasted(inputs, texts) as (paths, names):
+            return show(scored(score, names, *paths, **chosen), names)
+
+    return score_files, score_text
 
 
 def uploaded(inputs, paths):
@@ -123,6 +162,17 @@ def number(value):
     return "n/a" if value is None else repr(value)
 
 
+def notes(result, names):
+    """The result's warnings, one per line, in the user's names."""
+    return "\n".join(named(warning, names) for warning in result.get("warnings", ())) or "No warnings."
+
+
+def bars(rows, columns=("bar", "metric", "score")):
+    """Bar chart data (a list of dicts), the bars in the order given."""
+    data = pd.DataFrame(rows, columns=list(columns))
+    return gr.BarPlot(value=data, sort=list(data[columns[0]]))
+
+
 def signature_box():
     return gr.Textbox(label="Signature (compare only numbers whose signatures match)", elem_id="signature",
                       render=False)
@@ -133,25 +183,28 @@ def results_table(headers, label, elem_id="results"):
     return gr.Dataframe(headers=headers, label=label, interactive=False, elem_id=elem_id, render=False)
 
 
-def bar_chart(label, y="score", color="metric"):
-    """An output bar chart of scores in [0, 1], one bar per `bar` value of its data (unrendered)."""
-    return gr.BarPlot(x="bar", y=y, color=color, y_lim=[0, 1], x_title="slice", x_label_angle=-30, label=label,
-                      elem_id="chart", render=False)
+def bar_chart(label, **axes):
+    """An output bar chart (unrendered); by default of scores in [0, 1], one bar per `bar` value of its data."""
+    axes = dict(x="bar", y="score", color="metric", y_lim=[0, 1], x_title="slice", x_label_angle=-30) | axes
+    return gr.BarPlot(**axes, label=label, elem_id="chart", render=False)
 
 
-def notes_box(label):
+def notes_box(label, lines=2):
     """An output text box for the scorer's warnings (unrendered)."""
-    return gr.Textbox(label=label, lines=2, elem_id="notes", render=False)
+    return gr.Textbox(label=label, lines=lines, elem_id="notes", render=False)
 
 
-def build_demo(*, title, heading, summary, inputs, outputs, score_files, score_text, example, example_label,
+def build_demo(*, folder, title, heading, inputs, outputs, score_files, score_text, example, example_label,
                upload_note, table_value, table_headers, table_note, score_table, options=None):
     """The common layout: options, then Upload / Paste / Table tabs, then the outputs.
 
-    `outputs` are unrendered components (made first so the example can score into them);
-    `options()` makes the option widgets inside the page and returns them (they follow the
-    files, texts or table as extra arguments of the scoring functions).
+    `folder` is the app's: the summary is its card's, the `example` names files in its `examples/`.
+    `outputs` are unrendered components (made first so the example can score into them); `options()`
+    makes the option widgets inside the page and returns them (they follow the files, texts or table
+    as extra arguments of the scoring functions).
     """
+    summary = card_summary(folder, f"{heading}.")
+    example = [str(pathlib.Path(folder, "examples", name)) for name in example]
     with gr.Blocks(title=title) as demo:
         gr.Markdown(f"# {heading}\n\n{summary}")
         extra = options() if options else []

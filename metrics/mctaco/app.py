@@ -32,16 +32,21 @@ TABLE_EXAMPLE = [
 ]
 
 
-def score_files(gold_path, predictions_path):
-    """Uploaded official files: the gold TSV and one label per line."""
-    names = space.uploaded(INPUTS, [gold_path, predictions_path])
-    return show(space.scored(files.score_files, names, gold_path, predictions_path), names)
+def show(result, names):
+    """Result dict -> (per-category table, bar chart data, signature, notes)."""
+    slices = {"all questions": result, **result.get("extension_per_category", {})}
+    table = pd.DataFrame(
+        [[name, cell["n_questions"], space.number(cell["em"]), space.number(cell["f1"])]
+         for name, cell in slices.items()],
+        columns=RESULT_HEADERS,
+    )
+    bars = [{"bar": f"{metric} · {name}", "metric": metric, "score": cell[key]}
+            for name, cell in slices.items() for metric, key in (("EM", "em"), ("F1", "f1"))]
+    return table, space.bars(bars), result["signature"], space.notes(result, names)
 
 
-def score_text(gold_text, predictions_text):
-    """Pasted file contents, read as uploads are."""
-    with space.pasted(INPUTS, [gold_text, predictions_text]) as (paths, names):
-        return show(space.scored(files.score_files, names, *paths), names)
+# Uploaded official files (the gold TSV, one label per line) and pasted contents, read as the CLI reads them.
+score_files, score_text = space.file_scorers(INPUTS, files.score_files, show)
 
 
 def score_table(table):
@@ -54,39 +59,20 @@ def score_table(table):
     questions, _, gold, predictions, categories = zip(*rows)
     if any(categories) and not all(categories):
         raise gr.Error(f"table row {categories.index('') + 1}: category is empty; give a category in every row or none")
-    try:
-        result = scoring.score(predictions, gold, questions, categories if all(categories) else None)
-    except ValueError as err:  # example N counts rows from 0; the table shows them from 1
-        message = str(err).removeprefix("example ")
-        number, _, rest = message.partition(":")
-        raise gr.Error(f"table row {int(number) + 1}:{rest}" if number.isdigit() else str(err)) from None
+    labels = [f"table row {number}" for number in range(1, len(rows) + 1)]
+    result = space.table_scored(scoring.score, labels, predictions, gold, questions,
+                                categories if all(categories) else None)
     return show(result, {})
-
-
-def show(result, names):
-    """Result dict -> (per-category table, bar chart data, signature, notes)."""
-    slices = {"all questions": result, **result.get("extension_per_category", {})}
-    table = pd.DataFrame(
-        [[name, cell["n_questions"], space.number(cell["em"]), space.number(cell["f1"])]
-         for name, cell in slices.items()],
-        columns=RESULT_HEADERS,
-    )
-    bars = pd.DataFrame([{"bar": f"{metric} · {name}", "metric": metric, "score": cell[key]}
-                         for name, cell in slices.items() for metric, key in (("EM", "em"), ("F1", "f1"))])
-    notes = "\n".join(space.named(warning, names) for warning in result.get("warnings", ()))
-    return table, gr.BarPlot(value=bars, sort=list(bars["bar"])), result["signature"], notes or "No warnings."
 
 
 def build_demo():
     outputs = [space.results_table(RESULT_HEADERS, "Scores (per category: an extension)"),
                space.bar_chart("By category"), space.signature_box(),
                space.notes_box("Notes (where the official evaluator would differ)")]
-    examples = HERE / "examples"
     return space.build_demo(
-        title="MC-TACO metric", heading="MC-TACO: question-level EM and F1",
-        summary=space.card_summary(HERE, scoring.__doc__.split("\n\n")[0]),
+        folder=HERE, title="MC-TACO metric", heading="MC-TACO: question-level EM and F1",
         inputs=INPUTS, outputs=outputs, score_files=score_files, score_text=score_text, score_table=score_table,
-        example=[str(examples / "example.tsv"), str(examples / "example_predictions.txt")],
+        example=["example.tsv", "example_predictions.txt"],
         example_label="Bundled example: 5 questions, 13 candidates",
         upload_note="The official formats: the MC-TACO TSV (sentence, question, answer, label, category; e.g. "
                     "`dev_3783.tsv`) and your predictions, one `yes`/`no` per line in the same order.",
@@ -96,10 +82,5 @@ def build_demo():
     )
 
 
-def launch(**kwargs):
-    """Builds and serves the app with the upload limit (tests pass server_name/server_port)."""
-    return space.launch(build_demo, **kwargs)
-
-
 if __name__ == "__main__":
-    launch()
+    space.launch(build_demo)

@@ -62,26 +62,12 @@ def _top_k(value):
     return number or None
 
 
-def _options(space_name, split, top_k, dedup):
+def _options(space_name="label", split="", top_k=0, dedup=False):
     if split is not None and not isinstance(split, str):
         raise gr.Error(f"split is {split!r:.80}; expected a split name such as 'test', or empty for all questions")
     if not isinstance(dedup, bool):
         raise gr.Error(f"dedup is {dedup!r:.80}; expected a checkbox value (true or false)")
     return {"space": space_name, "split": (split or "").strip() or None, "top_k": _top_k(top_k), "dedup": dedup}
-
-
-def score_files(questions_path, evidence_path, space_name="label", split="", top_k=0, dedup=False):
-    """Uploaded files: the questions JSONL and the run's evidence JSONL."""
-    names = space.uploaded(INPUTS, [questions_path, evidence_path])
-    options = _options(space_name, split, top_k, dedup)
-    return show(space.scored(files.score_files, names, questions_path, evidence_path, **options), names)
-
-
-def score_text(questions_text, evidence_text, space_name="label", split="", top_k=0, dedup=False):
-    """Pasted file contents, read as uploads are."""
-    options = _options(space_name, split, top_k, dedup)
-    with space.pasted(INPUTS, [questions_text, evidence_text]) as (paths, names):
-        return show(space.scored(files.score_files, names, *paths, **options), names)
 
 
 def _year(value, number, name, finite=False):
@@ -140,7 +126,8 @@ def _slice_rows(result):
         for value, cell in result[f"by_{field}"].items():
             name = f"{field}: {'(not given)' if value is None else value}"
             table.append([name, cell["n"], space.number(cell["TRP"]), "", space.number(cell["CCR"]), ""])
-            bars += [{"bar": f"{metric} · {name}", "metric": metric, "score": cell[metric]} for metric in ("TRP", "CCR")]
+            bars += [{"bar": f"{metric} · {name}", "metric": metric, "score": cell[metric]}
+                     for metric in ("TRP", "CCR")]
     return table, bars
 
 
@@ -152,10 +139,12 @@ def show(result, names):
     if result.get("n_evidence_unused"):  # said, not silently dropped
         table.append(["evidence lines not scored (id not among the questions)", result["n_evidence_unused"],
                       "", "", "", ""])
-    bars = pd.DataFrame(bars, columns=["bar", "metric", "score"])
-    notes = "\n".join(space.named(warning, names) for warning in result.get("warnings", ()))
-    return (pd.DataFrame(table, columns=RESULT_HEADERS), gr.BarPlot(value=bars, sort=list(bars["bar"])),
-            result["signature"], notes or "No warnings.")
+    table = pd.DataFrame(table, columns=RESULT_HEADERS)
+    return table, space.bars(bars), result["signature"], space.notes(result, names)
+
+
+# Uploaded or pasted files (the questions JSONL, the run's evidence JSONL), read as the CLI reads them.
+score_files, score_text = space.file_scorers(INPUTS, files.score_files, show, _options)
 
 
 def _options_widgets():
@@ -182,30 +171,15 @@ PAGE = {  # the texts of the page (build_demo adds the handlers and the outputs)
 }
 
 
-def _outputs():
-    return [
-        gr.Dataframe(headers=RESULT_HEADERS, label="Scores (TRP is TRP_macro for all questions)", interactive=False,
-                     elem_id="results", render=False),
-        gr.BarPlot(x="bar", y="score", color="metric", y_lim=[0, 1], x_title="slice", x_label_angle=-30,
-                   label="By complexity and operator", elem_id="chart", render=False),
-        space.signature_box(),
-        gr.Textbox(label="Notes (the reference scorer's conventions that changed a number)", lines=2,
-                   elem_id="notes", render=False),
-    ]
-
-
 def build_demo():
-    examples = [str(HERE / "examples" / spec.paste_name) for spec in INPUTS]  # questions.jsonl, evidence.jsonl
-    return space.build_demo(**PAGE, summary=space.card_summary(HERE, scoring.__doc__.split("\n\n")[0]),
-                            inputs=INPUTS, outputs=_outputs(), score_files=score_files, score_text=score_text,
-                            example=examples, table_value=TABLE_EXAMPLE, table_headers=TABLE_HEADERS,
-                            score_table=score_table, options=_options_widgets)
-
-
-def launch(**kwargs):
-    """Builds and serves the app with the upload limit (tests pass server_name/server_port)."""
-    return space.launch(build_demo, **kwargs)
+    outputs = [space.results_table(RESULT_HEADERS, "Scores (TRP is TRP_macro for all questions)"),
+               space.bar_chart("By complexity and operator"), space.signature_box(),
+               space.notes_box("Notes (the reference scorer's conventions that changed a number)")]
+    return space.build_demo(**PAGE, folder=HERE, inputs=INPUTS, outputs=outputs, score_files=score_files,
+                            score_text=score_text, example=["questions.jsonl", "evidence.jsonl"],
+                            table_value=TABLE_EXAMPLE, table_headers=TABLE_HEADERS, score_table=score_table,
+                            options=_options_widgets)
 
 
 if __name__ == "__main__":
-    launch()
+    space.launch(build_demo)

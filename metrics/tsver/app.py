@@ -70,18 +70,8 @@ PAGE = {  # the texts of the page
 }
 
 
-def score_files(gold_path, predictions_path, ev2r_path=None, strict=False, ev2r_aggregation="tsver"):
-    """Uploaded official files: gold JSONL, prediction JSONL and, optionally, recorded Ev2R JSONL."""
-    names = space.uploaded(INPUTS, [gold_path, predictions_path, ev2r_path])
-    result = space.scored(files.score_files, names, gold_path, predictions_path, ev2r_path or None, bool(strict),
-                          ev2r_aggregation)
-    return show(result, names)
-
-
-def score_text(gold_text, predictions_text, ev2r_text="", strict=False, ev2r_aggregation="tsver"):
-    """Pasted file contents, read as uploads are."""
-    with space.pasted(INPUTS, [gold_text, predictions_text, ev2r_text]) as (paths, names):
-        return show(space.scored(files.score_files, names, *paths, bool(strict), ev2r_aggregation), names)
+def _options(strict=False, ev2r_aggregation="tsver"):
+    return {"strict": bool(strict), "ev2r_aggregation": ev2r_aggregation}
 
 
 def _span(text):
@@ -125,7 +115,7 @@ def _table_claims(rows):
 def score_table(table, strict=False, ev2r_aggregation="tsver"):
     """The editable table: one claim per row, scored as the files would be."""
     gold, predictions = _table_claims(space.table_rows(table, len(TABLE_HEADERS)))
-    return show(space.scored(files.score, {}, gold, predictions, None, bool(strict), ev2r_aggregation), {})
+    return show(space.scored(files.score, {}, gold, predictions, None, **_options(strict, ev2r_aggregation)), {})
 
 
 def show(result, names):
@@ -137,16 +127,19 @@ def show(result, names):
                              columns=["gold \\ predicted", *scoring.LABELS])
     bars = pd.DataFrame([{"gold": gold, "predicted": predicted, "claims": count}
                          for gold, row in zip(scoring.LABELS, matrix) for predicted, count in zip(scoring.LABELS, row)])
-    notes = "\n".join(space.named(warning, names) for warning in result["warnings"])
     return (pd.DataFrame(rows, columns=RESULT_HEADERS), confusion, gr.BarPlot(value=bars, sort=list(scoring.LABELS)),
-            result["signature"], notes or "No warnings.")
+            result["signature"], space.notes(result, names))
+
+
+# Uploaded or pasted official files (gold, predictions and, optionally, recorded Ev2R), read as the CLI reads them.
+score_files, score_text = space.file_scorers(INPUTS, files.score_files, show, _options)
 
 
 def _percent(value):
     return "n/a" if value is None else f"{100 * value:.2f}"  # as the official table prints it
 
 
-def _options():
+def _options_widgets():
     with gr.Accordion("Options (named in the signature)", open=False):
         with gr.Row():
             strict = gr.Checkbox(
@@ -158,26 +151,18 @@ def _options():
 
 def build_demo():
     outputs = [
-        gr.Dataframe(headers=RESULT_HEADERS, label="Scores (fractions; the official table prints them x100)",
-                     interactive=False, elem_id="results", render=False),
-        gr.Dataframe(label="Confusion matrix (verdicts scored)", interactive=False, elem_id="confusion", render=False),
-        gr.BarPlot(x="gold", y="claims", color="predicted", x_title="gold verdict", x_label_angle=-15,
-                   label="Predicted verdicts per gold verdict", elem_id="chart", render=False),
+        space.results_table(RESULT_HEADERS, "Scores (fractions; the official table prints them x100)"),
+        space.results_table(None, "Confusion matrix (verdicts scored)", elem_id="confusion"),
+        space.bar_chart("Predicted verdicts per gold verdict", x="gold", y="claims", color="predicted", y_lim=None,
+                        x_title="gold verdict", x_label_angle=-15),
         space.signature_box(),
-        gr.Textbox(label="Notes from the scorer (what the official scorer does silently)", lines=3,
-                   elem_id="notes", render=False),
+        space.notes_box("Notes from the scorer (what the official scorer does silently)", lines=3),
     ]
-    examples = [str(HERE / "examples" / name) for name in ("gold.jsonl", "predictions.jsonl", "ev2r.jsonl")]
-    return space.build_demo(**PAGE, summary=space.card_summary(HERE, scoring.__doc__.split("\n\n")[0]),
-                            inputs=INPUTS, outputs=outputs, options=_options, example=examples,
-                            score_files=score_files, score_text=score_text, score_table=score_table,
-                            table_value=TABLE_EXAMPLE, table_headers=TABLE_HEADERS)
-
-
-def launch(**kwargs):
-    """Builds and serves the app with the upload limit (tests pass server_name/server_port)."""
-    return space.launch(build_demo, **kwargs)
+    return space.build_demo(**PAGE, folder=HERE, inputs=INPUTS, outputs=outputs, options=_options_widgets,
+                            example=["gold.jsonl", "predictions.jsonl", "ev2r.jsonl"], score_files=score_files,
+                            score_text=score_text, score_table=score_table, table_value=TABLE_EXAMPLE,
+                            table_headers=TABLE_HEADERS)
 
 
 if __name__ == "__main__":
-    launch()
+    space.launch(build_demo)

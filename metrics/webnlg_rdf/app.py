@@ -25,7 +25,7 @@ RATE_HEADERS = ["Precision", "Recall", "F1"]
 RESULT_HEADERS = ["scores", "scheme", *RATE_HEADERS, "Correct", "Incorrect", "Partial", "Missed", "Spurious"]
 BREAKDOWN_HEADERS = ["slice", *scoring.SCHEMES, "Exact_match"]
 BREAKDOWNS = ("category", "size")
-TIME_LIMIT = 10  # seconds of scoring per upload or paste: a backstop (files are bounded by `scoring.MAX_COST` first)
+TIME_LIMIT = 10  # seconds of scoring per upload or paste (files are bounded by `scoring.MAX_COST` first)
 TABLE_HEADERS = ["entry", "side", "subject | predicate | object"]
 SIDES = ("reference", "candidate")
 TABLE_EXAMPLE = [
@@ -38,21 +38,9 @@ TABLE_EXAMPLE = [
 ]
 
 
-def _breakdowns(by):
-    return tuple(key for key in BREAKDOWNS if key in (by or ()))  # fixed order, whatever the click order
-
-
-def score_files(references_path, candidates_path, by=BREAKDOWNS):
-    """Uploaded official files: the reference XML and the candidate XML, entries paired by position."""
-    names = space.uploaded(INPUTS, [references_path, candidates_path])
-    return show(space.scored(cli.score_files, names, references_path, candidates_path, by=_breakdowns(by),
-                             time_limit=TIME_LIMIT), names)
-
-
-def score_text(references_text, candidates_text, by=BREAKDOWNS):
-    """Pasted XML, read as uploads are."""
-    with space.pasted(INPUTS, [references_text, candidates_text]) as (paths, names):
-        return show(space.scored(cli.score_files, names, *paths, by=_breakdowns(by), time_limit=TIME_LIMIT), names)
+def _options(by=BREAKDOWNS):
+    # fixed order, whatever the click order; the time limit is a backstop (files are bounded by cost first)
+    return {"by": tuple(key for key in BREAKDOWNS if key in (by or ())), "time_limit": TIME_LIMIT}
 
 
 def _table_entries(rows):
@@ -72,14 +60,10 @@ def score_table(table, by=()):
     """The editable table: one triple per row, reference or candidate, grouped by entry (the breakdown
     options, passed to every tab, apply to files only: the table has no categories)."""
     entries = _table_entries(space.table_rows(table, len(TABLE_HEADERS)))
-    names = list(entries)
+    labels = [f"table entry {name!r}" for name in entries]
     references, candidates = [e["reference"] for e in entries.values()], [e["candidate"] for e in entries.values()]
-    try:
-        scoring.check_cost(references, candidates)
-        result = scoring.score(references, candidates)
-    except (ValueError, TypeError) as err:  # example N counts entries from 0; the table names them
-        index, _, rest = str(err).removeprefix("example ").partition(":")
-        raise gr.Error(f"table entry {names[int(index)]!r}:{rest}" if index.isdigit() else str(err)) from None
+    space.table_scored(scoring.check_cost, labels, references, candidates)
+    result = space.table_scored(scoring.score, labels, references, candidates)
     result["signature"] = scoring.signature()
     return show(result, {})
 
@@ -104,48 +88,44 @@ def _breakdown_rows(result):
             f1["Exact_match"] = sub["Exact_match"]["F1"]
             rows.append([name, *(space.number(f1[column]) for column in BREAKDOWN_HEADERS[1:])])
             bars += [{"bar": f"{scheme} · {name}", "scheme": scheme, "F1": value} for scheme, value in f1.items()]
-    return rows, pd.DataFrame(bars, columns=["bar", "scheme", "F1"])
+    return rows, bars
 
 
 def show(result, names):
     """Result dict -> (official scores table, breakdown table, bar chart data, signature, notes)."""
     breakdown, bars = _breakdown_rows(result)
-    notes = "\n".join(space.named(warning, names) for warning in result.get("warnings", ()))
-    return (
-        pd.DataFrame(_official_rows(result), columns=RESULT_HEADERS),
-        pd.DataFrame(breakdown, columns=BREAKDOWN_HEADERS),
-        gr.BarPlot(value=bars, sort=list(bars["bar"])),
-        result["signature"],
-        notes or "No warnings.",
-    )
+    return (pd.DataFrame(_official_rows(result), columns=RESULT_HEADERS),
+            pd.DataFrame(breakdown, columns=BREAKDOWN_HEADERS), space.bars(bars, ("bar", "scheme", "F1")),
+            result["signature"], space.notes(result, names))
 
 
-def _options():
+# Uploaded or pasted official files (the reference XML, the candidate XML), read as the CLI reads them.
+score_files, score_text = space.file_scorers(INPUTS, cli.score_files, show, _options)
+
+
+def _options_widgets():
     return [gr.CheckboxGroup(list(BREAKDOWNS), value=list(BREAKDOWNS),
                              label="Extension: break the scores down by (files only)")]
 
 
 def build_demo():
     outputs = [
-        gr.Dataframe(headers=RESULT_HEADERS, label="Official scores (Evaluation_script_json.py's structure)",
-                     interactive=False, elem_id="results", render=False),
-        gr.Dataframe(headers=BREAKDOWN_HEADERS, label="Extension: Total_scores F1 per category and per size "
-                     "(reference triples)", interactive=False, elem_id="breakdown", render=False),
-        gr.BarPlot(x="bar", y="F1", color="scheme", y_lim=[0, 1], x_title="slice", x_label_angle=-30,
-                   label="F1 by category and size", elem_id="chart", render=False),
+        space.results_table(RESULT_HEADERS, "Official scores (Evaluation_script_json.py's structure)"),
+        space.results_table(BREAKDOWN_HEADERS, "Extension: Total_scores F1 per category and per size (reference "
+                            "triples)", elem_id="breakdown"),
+        space.bar_chart("F1 by category and size", y="F1", color="scheme"),
         space.signature_box(),
-        gr.Textbox(label="Notes (official quirks that change a number)", lines=2, elem_id="notes", render=False),
+        space.notes_box("Notes (official quirks that change a number)"),
     ]
-    examples = HERE / "examples"
     return space.build_demo(
+        folder=HERE,
         title="WebNLG+ 2020 text-to-RDF metric",
         heading="WebNLG+ 2020 text-to-RDF: the official scores",
-        summary=space.card_summary(HERE, scoring.__doc__.split("\n\n")[0]),
         inputs=INPUTS,
         outputs=outputs,
         score_files=score_files,
         score_text=score_text,
-        example=[str(examples / "refs.xml"), str(examples / "cands.xml")],
+        example=["refs.xml", "cands.xml"],
         example_label="Bundled example: 3 entries, 6 reference triples",
         upload_note="The official formats: the reference XML (`<entry>` with `<modifiedtripleset>`/`<mtriple>`) and "
                     "your candidate XML (`<generatedtripleset>`/`<gtriple>`), entries paired by position. DTDs and "
@@ -155,14 +135,9 @@ def build_demo():
         table_note="One triple per row, written `subject | predicate | object`; rows with the same entry are one "
                    "entry (no breakdown: use the files for categories).",
         score_table=score_table,
-        options=_options,
+        options=_options_widgets,
     )
 
 
-def launch(**kwargs):
-    """Builds and serves the app with the upload limit (tests pass server_name/server_port)."""
-    return space.launch(build_demo, **kwargs)
-
-
 if __name__ == "__main__":
-    launch()
+    space.launch(build_demo)
