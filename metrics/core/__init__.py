@@ -1,1 +1,1 @@
-"""Code every benchmark shares: resampling, the compare report, the Trainer helper base, readers, the Space scaffolding."""
+"""Code every benchmark shares: resampling, compare report, Trainer helper base, readers, Space scaffolding."""

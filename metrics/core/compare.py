@@ -81,12 +81,10 @@ def report_comparison(args, stats, confidence_intervals, paired_test, signature)
         results = confidence_intervals(stats[0], *options)
         table = format_intervals(results, args.confidence)
         lines = [f"system: {args.predictions[0]}", "", table]
-    elif len(stats) == 2:
+    else:  # two, as check_arguments made sure
         results = paired_test(stats[0], stats[1], *options)
         table = format_paired(results, args.confidence)
         lines = [f"A: {args.predictions[0]}", f"B: {args.predictions[1]}", "", table]
-    else:
-        raise ValueError(f"--predictions was given {len(stats)} times; expected once (intervals) or twice (A, B)")
     if args.json:
         print(json.dumps({"predictions": args.predictions, "results": results, "signature": signature}, indent=2))
     else:

@@ -216,13 +216,7 @@ def paired(values_a, values_b, statistic, estimates_a, estimates_b, n_resamples=
     results = {}
     for name, a in estimates_a.items():
         b = estimates_b[name]
-        results[name] = {
-            "a": a,
-            "b": b,
-            "difference": None if a is None or b is None else b - a,
-            "low": boot[name]["low"],
-            "high": boot[name]["high"],
-            "p_bootstrap": boot[name]["p_value"],
-            "p_randomization": randomized[name]["p_value"],
-        }
+        results[name] = {"a": a, "b": b, "difference": None if a is None or b is None else b - a,
+                         "low": boot[name]["low"], "high": boot[name]["high"],
+                         "p_bootstrap": boot[name]["p_value"], "p_randomization": randomized[name]["p_value"]}
     return results

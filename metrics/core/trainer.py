@@ -1,14 +1,13 @@
 """What every benchmark's `trainer.py` shares: the `compute_metrics` state machine for `transformers.Trainer`.
 
-A subclass names its benchmark (`benchmark = "mctaco"`, a name of the registry), reads the gold side from the eval dataset, calls `super().__init__(n_rows, ...)` and
-implements `_inputs(eval_pred, start)`: the module's inputs for the Trainer's rows start, start+1,
-... (a dict with "predictions", one per row). The base class then runs both ways with the same
-numbers: `compute_metrics(eval_pred)` for the whole eval set (one `compute`), and
-`TrainingArguments(batch_eval_metrics=True)`, where the Trainer calls
-`compute_metrics(eval_pred, compute_result)` per batch (`add_batch`, then `compute()` on the
-last). It counts rows across batch calls: after an evaluation that stopped with an error, build a
-new one. The result is flattened for logging; the full one of the last evaluation is kept in
-`.last_result`. stdlib and numpy only: transformers (and torch) are never imported here.
+A subclass names its benchmark (`benchmark = "mctaco"`, a registry name), reads the gold side from
+the eval dataset, calls `super().__init__(n_rows, ...)` and implements `_inputs(eval_pred, start)`:
+the module's inputs for the Trainer's rows start, start+1, ... (a dict with "predictions"). The
+base class runs `compute_metrics(eval_pred)` (one `compute`) and, with
+`TrainingArguments(batch_eval_metrics=True)`, `compute_metrics(eval_pred, compute_result)` per batch
+(`add_batch`, then `compute()` on the last), with the same numbers. After an evaluation that stopped
+with an error, build a new one (rows are counted across calls). The result is flattened for logging;
+the full one is kept in `.last_result`. stdlib and numpy only: transformers is never imported here.
 """
 
 import numpy as np

@@ -1,10 +1,6 @@
 """The MC-TACO Space: question-level EM and F1 (the official evaluator's numbers) in the browser.
 
-Uploads and pastes are read by `benchscore.mctaco.files`, as `benchscore mctaco` reads them, so
-the numbers and the `FILE:LINE:` messages are the CLI's; the table is scored by the pure functions.
-The layout, limits and error handling are `benchscore.core.space`'s.
-
-    python app.py                      # serves on http://127.0.0.1:7860
+Files are read as `benchscore mctaco` reads them; see `benchscore.core.space`. Serve it with `python app.py`.
 """
 
 import pathlib

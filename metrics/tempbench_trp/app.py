@@ -1,10 +1,6 @@
 """The TempBench TRP Space: TRP, CCR and coverage of a retrieval run (the reference scorer's numbers).
 
-Uploads and pastes are read by `benchscore.tempbench_trp.files`, as `benchscore tempbench` reads
-them, so the numbers and the `FILE:LINE:` messages are the CLI's; the table is scored by the pure
-functions. The layout, limits and error handling are `benchscore.core.space`'s.
-
-    python app.py                      # serves on http://127.0.0.1:7860
+Files are read as `benchscore tempbench` reads them; see `benchscore.core.space`. Serve it with `python app.py`.
 """
 
 import pathlib

@@ -1,12 +1,8 @@
 """The TSVer Space: verdict accuracy and macro-F1, TSCS and (recorded) Ev2R, the official scorer's numbers.
 
-Uploads and pastes are read by `benchscore.tsver.files`, as `benchscore tsver` reads them, so the
-numbers, warnings and `FILE:LINE:` messages are the CLI's; the table is scored by the same path in
-memory. The layout, limits and error handling are `benchscore.core.space`'s. The Space runs no LLM
-judge: Ev2R comes from a recorded judge file (the official `{"Claim", "ev2r_response"}` JSONL), or
-is left out.
-
-    python app.py                      # serves on http://127.0.0.1:7860
+Files are read as `benchscore tsver` reads them; see `benchscore.core.space`. The Space runs no LLM judge:
+Ev2R comes from a recorded judge file (the official `{"Claim", "ev2r_response"}` JSONL), or is left out.
+Serve it with `python app.py`.
 """
 
 import pathlib

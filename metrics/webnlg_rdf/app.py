@@ -1,10 +1,7 @@
 """The WebNLG+ 2020 text-to-RDF Space: the official evaluation script's numbers in the browser.
 
-Uploads and pastes are read by `benchscore.webnlg_rdf.files` (the same safe XML reading, limits and
-`FILE:LINE:` messages as `benchscore webnlg`); the table is scored by the pure functions. The layout,
-limits and error handling are `benchscore.core.space`'s.
-
-    python app.py                      # serves on http://127.0.0.1:7860
+Files are read as `benchscore webnlg` reads them (safe XML, cost limits); see `benchscore.core.space`.
+Serve it with `python app.py`.
 """
 
 import pathlib
