@@ -1,12 +1,8 @@
 """MC-TACO raw files -> a `datasets.Dataset`/`DatasetDict` with the Hub dataset's features.
 
-`datasets` >= 4 no longer runs the Hub's loading script (`CogComp/mc_taco`), so this builds the
-same features from the official TSVs, read by `files.read_references` (row i = line i + 1), plus
-`question_id`, the question key that groups candidates the way the official evaluator does (one id
-per distinct sentence + question, numbered in first-appearance order).
-
-    >>> from benchscore.mctaco.loader import load_mctaco
-    >>> ds = load_mctaco(validation="dev_3783.tsv", test="test_9442.tsv")   # doctest: +SKIP
+`datasets` >= 4 no longer runs the Hub's loading script (`CogComp/mc_taco`), so this builds the same
+features from the official TSVs (read by `files.read_references`), plus `question_id`: one id per
+distinct sentence + question, numbered in first-appearance order, as the official evaluator groups.
 """
 
 import datasets

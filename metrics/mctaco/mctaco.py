@@ -19,13 +19,10 @@ metric.check_version("0.1.0", "mctaco")
 _CITATION = data.BENCHMARKS["mctaco"].bibtex + "\n"
 
 _DESCRIPTION = """\
-MC-TACO scores candidate answers to temporal commonsense questions. Each candidate is labelled
-"yes" (plausible) or "no"; a question has several candidates. The official metrics are computed per
-question and averaged over questions: EM ("Strict Acc.") is the share of questions whose candidates
-are all labelled correctly, and F1 is the mean per-question F1 of the "yes" labels, where a question
-with no gold "yes" and no predicted "yes" scores 1.0. This module reproduces the official evaluator
-(CogComp/MCTACO evaluator/evaluator.py) to the last digit; the per-category breakdown is an
-extension.
+MC-TACO scores "yes"/"no" labels of candidate answers to temporal commonsense questions, per question:
+EM ("Strict Acc.") is the share of questions whose candidates are all labelled correctly, F1 the mean
+per-question F1 of the "yes" labels (1.0 for a question with no gold and no predicted "yes"). The numbers
+are the official evaluator's (CogComp/MCTACO) to the last digit; the per-category breakdown is an extension.
 """
 
 _KWARGS_DESCRIPTION = """
@@ -34,17 +31,15 @@ Computes MC-TACO's question-level EM and F1 from per-candidate labels.
 Args:
     predictions: one label per candidate: "yes"/"no" (any case), 1/0 or True/False.
     references: the gold label per candidate, in the same forms (the loader's ClassLabel ids work).
-    question_id: the question each candidate belongs to (any non-empty string or int). Either this
-        for every candidate, or `sentence` and `question` for every candidate (the official key is
-        sentence + " " + question); None or "" means not given.
-    sentence: the context sentence per candidate (optional when question_id is given).
-    question: the question text per candidate (optional when question_id is given).
+    question_id: the question of each candidate (a non-empty string or int), for every candidate; or
+        instead `sentence` and `question` for every candidate. None or "" means not given.
+    sentence, question: the context sentence and question text per candidate (the official key is
+        sentence + " " + question).
     category: optional temporal category per candidate (a name, or the loader's ClassLabel id);
         adds the per-category breakdown.
     confidence: (extension) a level such as 0.95 adds percentile-bootstrap intervals over questions
         (categories resampled within themselves); None (default) adds none.
-    n_resamples: bootstrap resamples for `confidence` (default 1000).
-    seed: random seed for `confidence` (default 12345); with the same seed the intervals repeat.
+    n_resamples, seed: bootstrap resamples (default 1000) and random seed (default 12345) for `confidence`.
 Returns:
     em: share of questions with every candidate right ("Strict Acc."), in [0, 1].
     f1: mean per-question F1 ("Avg F1"), in [0, 1].
@@ -52,8 +47,7 @@ Returns:
     extension_per_category: (extension, only with `category`) {category: {em, f1, n_questions}}.
     extension_confidence_intervals: (extension, only with `confidence`) {"em": {"low", "high"}, "f1": ...};
         with `category`, each category's entry gets "confidence_intervals" too.
-    signature: the scoring and package versions and the options that fix these numbers (with
-        `confidence`, also `bootstrap:<n_resamples>|seed:<seed>|confidence:<level>`).
+    signature: what fixes these numbers (with `confidence`, also `bootstrap:<n>|seed:<seed>|confidence:<level>`).
 Raises:
     ValueError (TypeError for a non-list column) naming `example N`, the candidate's 0-based index
     across all `add`/`add_batch` calls, for a label, key or category that is not one of the above.
@@ -102,7 +96,6 @@ Examples:
     >>> results["signature"]
     'mctaco|version:1.0.0|benchscore:0.1.0|key:question_id|labels:normalized|bootstrap:200|seed:7|confidence:0.95'
 """
-
 
 
 def _text(value, index, field, numbers=False):
@@ -171,30 +164,17 @@ def _check_one_id_type(values, start, first):
     return first
 
 
-def _first_missing(column, what):
-    """An error naming the first example without a value in `column`."""
-    return at_example(column.index(""), f"{what} is missing; give it for every example or for none")
-
-
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class Mctaco(metric.BenchscoreMetric):
-    OPTIONAL_INPUTS = ("sentence", "question", "question_id", "category")
+    OPTIONAL_INPUTS = ("question_id", "sentence", "question", "category")
 
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features(
-                {
-                    "predictions": datasets.Value("bool"),
-                    "references": datasets.Value("bool"),
-                    "question_id": datasets.Value("string"),
-                    "sentence": datasets.Value("string"),
-                    "question": datasets.Value("string"),
-                    "category": datasets.Value("string"),
-                }
-            ),
+            features=datasets.Features({"predictions": datasets.Value("bool"), "references": datasets.Value("bool"),
+                                        **{name: datasets.Value("string") for name in self.OPTIONAL_INPUTS}}),
             reference_urls=["https://github.com/CogComp/MCTACO", "https://arxiv.org/abs/1909.03065"],
         )
 
@@ -213,14 +193,12 @@ class Mctaco(metric.BenchscoreMetric):
     def _compute(self, predictions, references, question_id, sentence, question, category, confidence=None,
                  n_resamples=resampling.DEFAULT_RESAMPLES, seed=resampling.DEFAULT_SEED):
         # Every example was checked by _prepare; only what spans examples is checked here.
-        if all(question_id):
-            keys, key_source = question_id, "question_id"
-        elif any(question_id):
-            raise _first_missing(question_id, "question_id")
-        else:
+        for name, column in (("question_id", question_id), ("category", category)):
+            if any(column) and not all(column):
+                raise at_example(column.index(""), f"{name} is missing; give it for every example or for none")
+        keys, key_source = question_id, "question_id"
+        if not any(question_id):
             keys, key_source = [scoring.question_key(s, q) for s, q in zip(sentence, question)], "sentence+question"
-        if any(category) and not all(category):
-            raise _first_missing(category, "category")
         categories = category if any(category) else None
         scoring.check_categories(keys, categories)
         stats = scoring.item_stats(predictions, references, keys, categories, check_input=False)
