@@ -1,8 +1,4 @@
-"""`benchscore mctaco` (the official evaluator's command) and `benchscore compare mctaco`.
-
-    benchscore mctaco --gold dev_3783.tsv --predictions preds.txt [--json] [-o scores.json]
-    benchscore compare mctaco --gold test_9442.tsv --predictions A.txt [--predictions B.txt]
-"""
+"""`benchscore mctaco` (the official evaluator's command) and `benchscore compare mctaco` (usage: the card)."""
 
 import json
 import os

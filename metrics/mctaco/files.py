@@ -1,10 +1,7 @@
-"""MC-TACO's files -> checked rows and per-question statistics: the one read path.
-
-The CLI, `benchscore compare mctaco`, the loader and the Space read files only through here, so a
-bad file gets the same `FILE:LINE:` message everywhere (the card lists them). The gold TSV is read
-strictly (the official labels and category names, exactly; one category per question); prediction
-labels are "yes"/"no" in any case, with a warning when one is not exactly "yes" or "no" (the
-official evaluator compares exact strings).
+"""MC-TACO's files -> checked rows and per-question statistics: the one read path (CLI, compare, loader,
+Space), so a bad file gets the same `FILE:LINE:` message everywhere. The gold TSV is read strictly (the
+official labels and category names; one category per question); prediction labels are "yes"/"no" in
+any case, with a warning when one is not exact (the official evaluator compares exact strings).
 """
 
 from benchscore import data
@@ -66,13 +63,9 @@ def file_stats(gold_path, predictions_path, warnings=None):
                  else f"found label {len(rows) + 1}")
         raise at_line(predictions_path, min(len(predicted), len(rows)) + 1,
                       f"{found}; expected {len(rows)}, one per line of {gold_path}, in the same order")
-    return scoring.item_stats(
-        predicted,
-        [row["label"] == "yes" for row in rows],
-        [scoring.question_key(row["sentence"], row["question"]) for row in rows],
-        [row["category"] for row in rows],
-        check_input=False,  # checked above, line by line
-    )
+    keys = [scoring.question_key(row["sentence"], row["question"]) for row in rows]
+    gold = [row["label"] == "yes" for row in rows]
+    return scoring.item_stats(predicted, gold, keys, [row["category"] for row in rows], check_input=False)
 
 
 def score_files(gold_path, predictions_path):

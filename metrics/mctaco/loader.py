@@ -10,16 +10,10 @@ import datasets
 from benchscore.mctaco import files
 from benchscore.mctaco import scoring
 
-FEATURES = datasets.Features(
-    {
-        "sentence": datasets.Value("string"),
-        "question": datasets.Value("string"),
-        "answer": datasets.Value("string"),
-        "label": datasets.ClassLabel(names=list(scoring.LABELS)),
-        "category": datasets.ClassLabel(names=list(scoring.CATEGORIES)),
-        "question_id": datasets.Value("string"),
-    }
-)
+FEATURES = datasets.Features({**{name: datasets.Value("string") for name in ("sentence", "question", "answer")},
+                              "label": datasets.ClassLabel(names=list(scoring.LABELS)),
+                              "category": datasets.ClassLabel(names=list(scoring.CATEGORIES)),
+                              "question_id": datasets.Value("string")})
 
 
 def _columns(rows, split):
@@ -39,11 +33,8 @@ def load_split(path, split="validation"):
 
 
 def load_mctaco(validation=None, test=None):
-    """The official TSVs as a `datasets.DatasetDict` (`validation` = dev_3783.tsv, `test` = test_9442.tsv).
-
-    With no path, both official splits from the data store (`official:dev`, `official:test`; fetched
-    on first use unless offline, see `benchscore data`).
-    """
+    """The TSVs as a `datasets.DatasetDict` (`validation` = dev_3783.tsv, `test` = test_9442.tsv); with no
+    path, both official splits from the data store (`official:dev`, `official:test`; see `benchscore data`)."""
     if validation is None and test is None:
         validation, test = "official:dev", "official:test"
     paths = {"validation": validation, "test": test}

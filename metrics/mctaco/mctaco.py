@@ -146,21 +146,16 @@ def _checked(name, values, start):
 
 
 def _check_one_id_type(values, start, first):
-    """`first` = (kind, index) of the first typed question_id seen; an error at the first of another type.
-
-    "1" and 1 would be one question once stored as text, so a column mixing them is refused."""
+    """`first` = (kind, index) of the first typed question_id seen; an error at the first of another type
+    ("1" and 1 would be one question once stored as text). None and bad values are left to `_text`."""
     for index, value in enumerate(values, start):
-        if isinstance(value, str):
-            kind = "a string"
-        elif isinstance(value, int) and not isinstance(value, bool) and value.bit_length() <= 64:
-            kind = "an int"
-        else:
-            continue  # None, or a bad value _text refuses with its own message
-        if first is None:
-            first = (kind, index)
-        elif kind != first[0]:
-            raise at_example(index, f"question_id is {shown(value)} ({kind}) but example {first[1]} gave "
-                                    f"{first[0]}; expected one type")
+        is_int = isinstance(value, int) and not isinstance(value, bool) and value.bit_length() <= 64
+        if is_int or isinstance(value, str):
+            kind = "an int" if is_int else "a string"
+            first = first or (kind, index)
+            if kind != first[0]:
+                raise at_example(index, f"question_id is {shown(value)} ({kind}) but example {first[1]} gave "
+                                        f"{first[0]}; expected one type")
     return first
 
 

@@ -1,19 +1,11 @@
 """MC-TACO scoring, exactly as the official evaluator (CogComp/MCTACO `evaluator/evaluator.py`).
 
 Zhou et al., EMNLP 2019. The unit is the *question*: the distinct string ``sentence + " " + question``,
-grouped in first-appearance order. `item_stats` checks the candidate rows once (callers that checked
-already pass `check_input=False`) and reduces them to one `ItemStats` per question; `aggregate` turns
-any list of those into the corpus numbers, so slices, batching and resampling never re-score;
-`result` adds the per-category extension and the signature; `score` is all of it. Per question
-(tp = predicted yes and gold yes, n_pred = predicted yes, n_gold = gold yes)::
-
-    EM_q = every candidate's prediction equals its gold label
-    P = tp / n_pred if n_pred > 0 else 1.0      # nothing predicted: precision 1
-    R = tp / n_gold if n_gold > 0 else 1.0      # nothing to find: recall 1
-    F1_q = 2 * P * R / (P + R) if P + R > 0 else 0.0
-
-EM and F1 are means over questions; the F1 mean is a plain float sum from 0.0 in question order, which
-reproduces the official floats to the last digit. Unlike the official tool (exact strings), labels may
+grouped in first-appearance order. `item_stats` checks the candidate rows once and reduces them to one
+`ItemStats` per question (its exact match, and the F1 of its "yes" labels in the official order of
+operations: 1.0 for no gold and no predicted "yes"); `aggregate` turns any list of those into the
+corpus means, so slices, batching and resampling never re-score; `result` adds the per-category
+extension and the signature; `score` is all of it. Unlike the official tool (exact strings), labels may
 be "yes"/"no" in any case, 1/0 or booleans; anything else is an `InputError` naming `example N`.
 """
 
@@ -103,11 +95,8 @@ def check_categories(question_keys, categories):
 
 
 def item_stats(predictions, references, question_keys, categories=None, check_input=True):
-    """`ItemStats` per question, in first-appearance order of `question_keys` (one key per row; see `question_key`).
-
-    `categories`: optional, one name per row. `check_input=False` skips `check_inputs` for rows already
-    checked (labels as booleans), as scikit-learn's `check_input`.
-    """
+    """`ItemStats` per question, in first-appearance order of `question_keys` (one per row, see `question_key`);
+    `check_input=False` skips `check_inputs` for rows already checked (labels as booleans), as scikit-learn's."""
     if check_input:
         predictions, references, question_keys, categories = check_inputs(
             predictions, references, question_keys, categories)

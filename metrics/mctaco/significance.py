@@ -12,9 +12,6 @@ from benchscore.core.resampling import DEFAULT_RESAMPLES
 from benchscore.core.resampling import DEFAULT_SEED
 from benchscore.mctaco import scoring
 
-HEADLINE = ("em", "f1")
-
-
 def item_values(stats):
     """One row (exact match, F1, 1) per question."""
     return resampling.as_values([(q.exact_match, q.f1, 1.0) for q in stats], 3)
@@ -27,7 +24,7 @@ def statistic(sums):
 
 def _estimates(stats):
     result = scoring.aggregate(stats)
-    return {name: result[name] for name in HEADLINE}
+    return {"em": result["em"], "f1": result["f1"]}
 
 
 def confidence_intervals(stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
@@ -50,11 +47,9 @@ def check_same_questions(stats_a, stats_b):
                          "a paired test needs both scored on the same gold file")
     for index, (a, b) in enumerate(zip(stats_a, stats_b)):
         if (a.key, a.n_candidates, a.n_gold_yes) != (b.key, b.n_candidates, b.n_gold_yes):
-            raise ValueError(
-                f"question {index} ({a.key[:60]!r}): systems A and B differ in question key, candidate count "
-                f"or gold labels ({a.key[:30]!r}/{a.n_candidates}/{a.n_gold_yes} vs "
-                f"{b.key[:30]!r}/{b.n_candidates}/{b.n_gold_yes}); expected the same gold questions in the same order"
-            )
+            raise ValueError(f"question {index} ({a.key[:60]!r}): systems A and B differ in question key, candidate "
+                             f"count or gold labels ({a.key[:30]!r}/{a.n_candidates}/{a.n_gold_yes} vs {b.key[:30]!r}/"
+                             f"{b.n_candidates}/{b.n_gold_yes}); expected the same gold questions in the same order")
 
 
 def paired_test(stats_a, stats_b, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):

@@ -1,18 +1,11 @@
 """MC-TACO inside a `transformers.Trainer`: a `compute_metrics` for a per-candidate binary classifier.
 
-    from benchscore.mctaco.loader import load_split
-    from benchscore.mctaco.trainer import compute_metrics_for
-    eval_ds = load_split("dev_3783.tsv")                 # has question_id (and label, category)
-    trainer = Trainer(model, args, eval_dataset=tokenized_eval_ds,
-                      compute_metrics=compute_metrics_for(eval_ds))
-    trainer.evaluate()    # {"eval_em": ..., "eval_f1": ..., "eval_n_questions": ..., "eval_signature": ...}
-
 MC-TACO scores *questions*, the Trainer hands over rows: each row's question is read from the eval
 dataset's `question_id` column, in order (the Trainer evaluates unshuffled; on several processes its
 gather restores that order). Gold labels come from the dataset too; the Trainer's label ids are
 checked against them, so a different or reordered eval dataset is an error, not a wrong number.
-Works as `compute_metrics(eval_pred)` and with `batch_eval_metrics=True`, with the same numbers
-(`benchscore.core.trainer` describes both ways, the logged keys and `.last_result`).
+Usage: the card's "In a Trainer"; `benchscore.core.trainer` describes both ways of calling (with or
+without `batch_eval_metrics`, the same numbers), the logged keys and `.last_result`.
 """
 
 import numbers
@@ -30,9 +23,8 @@ from benchscore.core.trainer import to_numpy
 def yes_from_logits(logits, start=0):
     """Per-row "yes" (bool) from a binary classifier's logits; `start` is the first row's number.
 
-    Shape (n, 2): argmax, column LABELS.index("yes") = 1 is "yes" (the loader's label ids; a tie goes to
-    "no"). Shape (n,) or (n, 1): one logit, "yes" when it is > 0. A tuple (the logits and other model
-    outputs) is a `TypeError` saying to pass the logits alone.
+    Shape (n, 2): argmax, column 1 is "yes" (the loader's label ids; a tie goes to "no"). Shape (n,) or
+    (n, 1): one logit, "yes" when it is > 0.
     """
     if isinstance(logits, tuple) or (isinstance(logits, list) and any(isinstance(part, tuple) for part in logits)):
         raise TypeError("the predictions are a tuple of arrays (the logits and other model outputs, e.g. hidden "
@@ -53,11 +45,10 @@ def check_logits(logits, start=0):
 
     A NaN or an infinity (a diverged model, an fp16 overflow) would silently be read by argmax as the larger."""
     if logits.dtype.kind not in "iuf":
-        for row, values in enumerate(logits.reshape(len(logits), -1), start):
-            for value in values:
-                if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
-                    raise ValueError(f"eval dataset row {row}: a logit is {shown(value)} ({type(value).__name__}); "
-                                     "expected numbers")
+        for (row, *_), value in np.ndenumerate(logits):
+            if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
+                raise ValueError(f"eval dataset row {start + row}: a logit is {shown(value)} ({type(value).__name__}); "
+                                 "expected numbers")
         logits = logits.astype(float)
     bad = ~np.isfinite(logits)
     if bad.any():
@@ -113,12 +104,10 @@ def compute_metrics_for(eval_dataset, metric=None, question_id_column="question_
                         category_column=None, compute_kwargs=None):
     """A `compute_metrics` for `Trainer` scoring MC-TACO's question-level EM and F1 (official numbers).
 
-    `eval_dataset`: the eval rows in the Trainer's order, before or after tokenization (columns are
-    read here, so the Trainer may drop them), with `question_id_column` and `label_column` (0 = no,
-    1 = yes); `category_column` (e.g. "category") adds the per-category extension, logged flattened.
-    `metric`: an evaluate module to use (num_process=1: a multi-process Trainer already gives every
-    rank all predictions); default: this folder's module. `compute_kwargs`: for the module's
-    `compute`, e.g. {"confidence": 0.95}. Works with or without `batch_eval_metrics`.
+    `eval_dataset`: the eval rows in the Trainer's order (their columns are read here, so the Trainer may
+    drop them); `category_column` (e.g. "category") adds the per-category extension. `metric`: an evaluate
+    module with num_process=1 (a multi-process Trainer already gives every rank all predictions), default
+    this folder's. `compute_kwargs`: for the module's `compute`, e.g. {"confidence": 0.95}.
     """
     return MctacoComputeMetrics(eval_dataset, metric, question_id_column, label_column, category_column,
                                 compute_kwargs)
