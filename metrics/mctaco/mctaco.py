@@ -53,11 +53,8 @@ Raises:
     across all `add`/`add_batch` calls, for a label, key or category that is not one of the above.
 Examples:
     >>> mctaco = evaluate.load("mctaco")
-    >>> results = mctaco.compute(
-    ...     predictions=["yes", "no", "no", "yes"],
-    ...     references=["yes", "no", "yes", "yes"],
-    ...     question_id=["q1", "q1", "q2", "q2"],
-    ... )
+    >>> results = mctaco.compute(predictions=["yes", "no", "no", "yes"], references=["yes", "no", "yes", "yes"],
+    ...                          question_id=["q1", "q1", "q2", "q2"])
     >>> print(round(results["em"], 4), round(results["f1"], 4), results["n_questions"])
     0.5 0.8333 2
     >>> results["signature"]
@@ -84,12 +81,10 @@ Examples:
 
     How sure is a number? A seeded bootstrap over questions (an extension; the numbers are unchanged):
 
-    >>> results = mctaco.compute(
-    ...     predictions=["yes", "no", "yes", "yes", "no", "no"],
-    ...     references=["yes", "no", "yes", "no", "no", "yes"],
-    ...     question_id=["q1", "q1", "q2", "q2", "q3", "q3"],
-    ...     confidence=0.95, n_resamples=200, seed=7,
-    ... )
+    >>> results = mctaco.compute(predictions=["yes", "no", "yes", "yes", "no", "no"],
+    ...                          references=["yes", "no", "yes", "no", "no", "yes"],
+    ...                          question_id=["q1", "q1", "q2", "q2", "q3", "q3"],
+    ...                          confidence=0.95, n_resamples=200, seed=7)
     >>> interval = results["extension_confidence_intervals"]["em"]
     >>> print(round(results["em"], 4), round(interval["low"], 4), round(interval["high"], 4))
     0.3333 0.0 0.675

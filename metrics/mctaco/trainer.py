@@ -21,11 +21,8 @@ from benchscore.core.trainer import to_numpy
 
 
 def yes_from_logits(logits, start=0):
-    """Per-row "yes" (bool) from a binary classifier's logits; `start` is the first row's number.
-
-    Shape (n, 2): argmax, column 1 is "yes" (the loader's label ids; a tie goes to "no"). Shape (n,) or
-    (n, 1): one logit, "yes" when it is > 0.
-    """
+    """Per-row "yes" (bool) from a binary classifier's logits (rows numbered from `start`): for shape (n, 2),
+    argmax with column 1 "yes" (the loader's label ids; a tie goes to "no"); for (n,) or (n, 1), logit > 0."""
     if isinstance(logits, tuple) or (isinstance(logits, list) and any(isinstance(part, tuple) for part in logits)):
         raise TypeError("the predictions are a tuple of arrays (the logits and other model outputs, e.g. hidden "
                         "states); expected the logits alone: pass Trainer(preprocess_logits_for_metrics=lambda "
@@ -41,9 +38,8 @@ def yes_from_logits(logits, start=0):
 
 
 def check_logits(logits, start=0):
-    """`logits` as floats, or a `ValueError` naming the first row (from `start`) that is not finite numbers.
-
-    A NaN or an infinity (a diverged model, an fp16 overflow) would silently be read by argmax as the larger."""
+    """`logits` as floats, or a `ValueError` naming the first row (from `start`) that is not finite numbers:
+    argmax would silently read a NaN or an infinity (a diverged model, an fp16 overflow) as the larger."""
     if logits.dtype.kind not in "iuf":
         for (row, *_), value in np.ndenumerate(logits):
             if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
