@@ -1,13 +1,4 @@
-"""`benchscore mctaco` (the official evaluator's command) and `benchscore compare mctaco`.
-
-    benchscore mctaco --gold dev_3783.tsv --predictions preds.txt          # the official two lines
-    benchscore mctaco --gold dev_3783.tsv --predictions preds.txt --json   # + per-category, signature
-    benchscore mctaco --gold dev_3783.tsv --predictions preds.txt -o scores.json
-    benchscore compare mctaco --gold test_9442.tsv --predictions A.txt [--predictions B.txt]
-
-Files are read by `files.py`; a bad one is one line `FILE:LINE: ...` and exit status 2 (printed
-by `benchscore.cli`). Warnings go to stderr (and into the result with --json).
-"""
+"""`benchscore mctaco` (the official evaluator's command) and `benchscore compare mctaco` (usage: the card)."""
 
 import json
 import os

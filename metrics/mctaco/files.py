@@ -1,17 +1,7 @@
-"""MC-TACO's files -> checked rows and per-question statistics: the one read path.
-
-The CLI, `benchscore compare mctaco`, the loader and the Space read files only through here, so a
-bad file gets the same message everywhere: `FILE:LINE: what was found; what was expected`.
-
-    rows = read_references("dev_3783.tsv")          # one dict per line: sentence, question, answer, label, category
-    yes = read_predictions("preds.txt")             # one bool per line ("yes" -> True)
-    stats = file_stats("dev_3783.tsv", "preds.txt")  # [scoring.ItemStats], one per question
-    score_files("dev_3783.tsv", "preds.txt")         # the result dict, as `benchscore mctaco --json` prints it
-
-The gold TSV is read strictly (the official labels "yes"/"no" and the five category names, exactly,
-one category per question); prediction labels are "yes"/"no" in any case, with a warning when one
-is not exactly "yes" or "no" (the official evaluator compares exact strings). A UTF-8 byte-order
-mark and CRLF line ends are read as if absent (`core.readers`): the numbers are the plain file's.
+"""MC-TACO's files -> checked rows and per-question statistics: the one read path (CLI, compare, loader,
+Space), so a bad file gets the same `FILE:LINE:` message everywhere. The gold TSV is read strictly (the
+official labels and category names; one category per question); prediction labels are "yes"/"no" in
+any case, with a warning when one is not exact (the official evaluator compares exact strings).
 """
 
 from benchscore import data
@@ -26,10 +16,7 @@ KEY_SOURCE = "sentence+question"  # the question key of rows read from the TSV (
 
 
 def read_references(path):
-    """The rows of an official MC-TACO TSV as dicts of strings (row i = line i + 1), checked line by line.
-
-    `path` may be `official:dev` or `official:test`: the data store's copy (`benchscore.data`).
-    """
+    """The rows of an MC-TACO TSV (or `official:dev`/`official:test`) as dicts of strings, row i = line i + 1."""
     path = data.resolve("mctaco", path)
     rows, categories = [], {}  # question key -> (category, line of its first row)
     for number, row in iter_tsv(path, FIELDS, "an MC-TACO TSV line"):
@@ -47,10 +34,8 @@ def read_references(path):
 
 
 def read_predictions(path, warnings=None):
-    """One label per line ("yes"/"no" in any case, spaces ignored) as booleans; an empty file is an error.
-
-    `warnings`: a list that gets a message when some labels are not exactly "yes" or "no".
-    """
+    """One label per line ("yes"/"no" in any case, spaces ignored) as booleans; `warnings` (a list) gets a
+    message when some labels are not exactly "yes" or "no"."""
     labels, inexact = [], []
     for number, text in iter_lines(path):
         yes = scoring.parse_label(text)
@@ -78,13 +63,9 @@ def file_stats(gold_path, predictions_path, warnings=None):
                  else f"found label {len(rows) + 1}")
         raise at_line(predictions_path, min(len(predicted), len(rows)) + 1,
                       f"{found}; expected {len(rows)}, one per line of {gold_path}, in the same order")
-    return scoring.item_stats(
-        predicted,
-        [row["label"] == "yes" for row in rows],
-        [scoring.question_key(row["sentence"], row["question"]) for row in rows],
-        [row["category"] for row in rows],
-        check_input=False,  # checked above, line by line
-    )
+    keys = [scoring.question_key(row["sentence"], row["question"]) for row in rows]
+    gold = [row["label"] == "yes" for row in rows]
+    return scoring.item_stats(predicted, gold, keys, [row["category"] for row in rows], check_input=False)
 
 
 def score_files(gold_path, predictions_path):

@@ -1,12 +1,8 @@
 """MC-TACO raw files -> a `datasets.Dataset`/`DatasetDict` with the Hub dataset's features.
 
-`datasets` >= 4 no longer runs the Hub's loading script (`CogComp/mc_taco`), so this builds the
-same features from the official TSVs, read by `files.read_references` (row i = line i + 1), plus
-`question_id`, the question key that groups candidates the way the official evaluator does (one id
-per distinct sentence + question, numbered in first-appearance order).
-
-    >>> from benchscore.mctaco.loader import load_mctaco
-    >>> ds = load_mctaco(validation="dev_3783.tsv", test="test_9442.tsv")   # doctest: +SKIP
+`datasets` >= 4 no longer runs the Hub's loading script (`CogComp/mc_taco`), so this builds the same
+features from the official TSVs (read by `files.read_references`), plus `question_id`: one id per
+distinct sentence + question, numbered in first-appearance order, as the official evaluator groups.
 """
 
 import datasets
@@ -14,16 +10,10 @@ import datasets
 from benchscore.mctaco import files
 from benchscore.mctaco import scoring
 
-FEATURES = datasets.Features(
-    {
-        "sentence": datasets.Value("string"),
-        "question": datasets.Value("string"),
-        "answer": datasets.Value("string"),
-        "label": datasets.ClassLabel(names=list(scoring.LABELS)),
-        "category": datasets.ClassLabel(names=list(scoring.CATEGORIES)),
-        "question_id": datasets.Value("string"),
-    }
-)
+FEATURES = datasets.Features({**{name: datasets.Value("string") for name in ("sentence", "question", "answer")},
+                              "label": datasets.ClassLabel(names=list(scoring.LABELS)),
+                              "category": datasets.ClassLabel(names=list(scoring.CATEGORIES)),
+                              "question_id": datasets.Value("string")})
 
 
 def _columns(rows, split):
@@ -43,11 +33,8 @@ def load_split(path, split="validation"):
 
 
 def load_mctaco(validation=None, test=None):
-    """The official TSVs as a `datasets.DatasetDict` (`validation` = dev_3783.tsv, `test` = test_9442.tsv).
-
-    With no path, both official splits from the data store (`official:dev`, `official:test`; fetched
-    on first use unless offline, see `benchscore data`).
-    """
+    """The TSVs as a `datasets.DatasetDict` (`validation` = dev_3783.tsv, `test` = test_9442.tsv); with no
+    path, both official splits from the data store (`official:dev`, `official:test`; see `benchscore data`)."""
     if validation is None and test is None:
         validation, test = "official:dev", "official:test"
     paths = {"validation": validation, "test": test}

@@ -19,13 +19,10 @@ metric.check_version("0.1.0", "mctaco")
 _CITATION = data.BENCHMARKS["mctaco"].bibtex + "\n"
 
 _DESCRIPTION = """\
-MC-TACO scores candidate answers to temporal commonsense questions. Each candidate is labelled
-"yes" (plausible) or "no"; a question has several candidates. The official metrics are computed per
-question and averaged over questions: EM ("Strict Acc.") is the share of questions whose candidates
-are all labelled correctly, and F1 is the mean per-question F1 of the "yes" labels, where a question
-with no gold "yes" and no predicted "yes" scores 1.0. This module reproduces the official evaluator
-(CogComp/MCTACO evaluator/evaluator.py) to the last digit; the per-category breakdown is an
-extension.
+MC-TACO scores "yes"/"no" labels of candidate answers to temporal commonsense questions, per question:
+EM ("Strict Acc.") is the share of questions whose candidates are all labelled correctly, F1 the mean
+per-question F1 of the "yes" labels (1.0 for a question with no gold and no predicted "yes"). The numbers
+are the official evaluator's (CogComp/MCTACO) to the last digit; the per-category breakdown is an extension.
 """
 
 _KWARGS_DESCRIPTION = """
@@ -34,17 +31,15 @@ Computes MC-TACO's question-level EM and F1 from per-candidate labels.
 Args:
     predictions: one label per candidate: "yes"/"no" (any case), 1/0 or True/False.
     references: the gold label per candidate, in the same forms (the loader's ClassLabel ids work).
-    question_id: the question each candidate belongs to (any non-empty string or int). Either this
-        for every candidate, or `sentence` and `question` for every candidate (the official key is
-        sentence + " " + question); None or "" means not given.
-    sentence: the context sentence per candidate (optional when question_id is given).
-    question: the question text per candidate (optional when question_id is given).
+    question_id: the question of each candidate (a non-empty string or int), for every candidate; or
+        instead `sentence` and `question` for every candidate. None or "" means not given.
+    sentence, question: the context sentence and question text per candidate (the official key is
+        sentence + " " + question).
     category: optional temporal category per candidate (a name, or the loader's ClassLabel id);
         adds the per-category breakdown.
     confidence: (extension) a level such as 0.95 adds percentile-bootstrap intervals over questions
         (categories resampled within themselves); None (default) adds none.
-    n_resamples: bootstrap resamples for `confidence` (default 1000).
-    seed: random seed for `confidence` (default 12345); with the same seed the intervals repeat.
+    n_resamples, seed: bootstrap resamples (default 1000) and random seed (default 12345) for `confidence`.
 Returns:
     em: share of questions with every candidate right ("Strict Acc."), in [0, 1].
     f1: mean per-question F1 ("Avg F1"), in [0, 1].
@@ -52,18 +47,14 @@ Returns:
     extension_per_category: (extension, only with `category`) {category: {em, f1, n_questions}}.
     extension_confidence_intervals: (extension, only with `confidence`) {"em": {"low", "high"}, "f1": ...};
         with `category`, each category's entry gets "confidence_intervals" too.
-    signature: the scoring and package versions and the options that fix these numbers (with
-        `confidence`, also `bootstrap:<n_resamples>|seed:<seed>|confidence:<level>`).
+    signature: what fixes these numbers (with `confidence`, also `bootstrap:<n>|seed:<seed>|confidence:<level>`).
 Raises:
     ValueError (TypeError for a non-list column) naming `example N`, the candidate's 0-based index
     across all `add`/`add_batch` calls, for a label, key or category that is not one of the above.
 Examples:
     >>> mctaco = evaluate.load("mctaco")
-    >>> results = mctaco.compute(
-    ...     predictions=["yes", "no", "no", "yes"],
-    ...     references=["yes", "no", "yes", "yes"],
-    ...     question_id=["q1", "q1", "q2", "q2"],
-    ... )
+    >>> results = mctaco.compute(predictions=["yes", "no", "no", "yes"], references=["yes", "no", "yes", "yes"],
+    ...                          question_id=["q1", "q1", "q2", "q2"])
     >>> print(round(results["em"], 4), round(results["f1"], 4), results["n_questions"])
     0.5 0.8333 2
     >>> results["signature"]
@@ -90,19 +81,16 @@ Examples:
 
     How sure is a number? A seeded bootstrap over questions (an extension; the numbers are unchanged):
 
-    >>> results = mctaco.compute(
-    ...     predictions=["yes", "no", "yes", "yes", "no", "no"],
-    ...     references=["yes", "no", "yes", "no", "no", "yes"],
-    ...     question_id=["q1", "q1", "q2", "q2", "q3", "q3"],
-    ...     confidence=0.95, n_resamples=200, seed=7,
-    ... )
+    >>> results = mctaco.compute(predictions=["yes", "no", "yes", "yes", "no", "no"],
+    ...                          references=["yes", "no", "yes", "no", "no", "yes"],
+    ...                          question_id=["q1", "q1", "q2", "q2", "q3", "q3"],
+    ...                          confidence=0.95, n_resamples=200, seed=7)
     >>> interval = results["extension_confidence_intervals"]["em"]
     >>> print(round(results["em"], 4), round(interval["low"], 4), round(interval["high"], 4))
     0.3333 0.0 0.675
     >>> results["signature"]
     'mctaco|version:1.0.0|benchscore:0.1.0|key:question_id|labels:normalized|bootstrap:200|seed:7|confidence:0.95'
 """
-
 
 
 def _text(value, index, field, numbers=False):
@@ -153,48 +141,30 @@ def _checked(name, values, start):
 
 
 def _check_one_id_type(values, start, first):
-    """`first` = (kind, index) of the first typed question_id seen; an error at the first of another type.
-
-    "1" and 1 would be one question once stored as text, so a column mixing them is refused."""
+    """`first` = (kind, index) of the first typed question_id seen; an error at the first of another type
+    ("1" and 1 would be one question once stored as text). None and bad values are left to `_text`."""
     for index, value in enumerate(values, start):
-        if isinstance(value, str):
-            kind = "a string"
-        elif isinstance(value, int) and not isinstance(value, bool) and value.bit_length() <= 64:
-            kind = "an int"
-        else:
-            continue  # None, or a bad value _text refuses with its own message
-        if first is None:
-            first = (kind, index)
-        elif kind != first[0]:
-            raise at_example(index, f"question_id is {shown(value)} ({kind}) but example {first[1]} gave "
-                                    f"{first[0]}; expected one type")
+        is_int = isinstance(value, int) and not isinstance(value, bool) and value.bit_length() <= 64
+        if is_int or isinstance(value, str):
+            kind = "an int" if is_int else "a string"
+            first = first or (kind, index)
+            if kind != first[0]:
+                raise at_example(index, f"question_id is {shown(value)} ({kind}) but example {first[1]} gave "
+                                        f"{first[0]}; expected one type")
     return first
-
-
-def _first_missing(column, what):
-    """An error naming the first example without a value in `column`."""
-    return at_example(column.index(""), f"{what} is missing; give it for every example or for none")
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class Mctaco(metric.BenchscoreMetric):
-    OPTIONAL_INPUTS = ("sentence", "question", "question_id", "category")
+    OPTIONAL_INPUTS = ("question_id", "sentence", "question", "category")
 
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features(
-                {
-                    "predictions": datasets.Value("bool"),
-                    "references": datasets.Value("bool"),
-                    "question_id": datasets.Value("string"),
-                    "sentence": datasets.Value("string"),
-                    "question": datasets.Value("string"),
-                    "category": datasets.Value("string"),
-                }
-            ),
+            features=datasets.Features({"predictions": datasets.Value("bool"), "references": datasets.Value("bool"),
+                                        **{name: datasets.Value("string") for name in self.OPTIONAL_INPUTS}}),
             reference_urls=["https://github.com/CogComp/MCTACO", "https://arxiv.org/abs/1909.03065"],
         )
 
@@ -213,14 +183,12 @@ class Mctaco(metric.BenchscoreMetric):
     def _compute(self, predictions, references, question_id, sentence, question, category, confidence=None,
                  n_resamples=resampling.DEFAULT_RESAMPLES, seed=resampling.DEFAULT_SEED):
         # Every example was checked by _prepare; only what spans examples is checked here.
-        if all(question_id):
-            keys, key_source = question_id, "question_id"
-        elif any(question_id):
-            raise _first_missing(question_id, "question_id")
-        else:
+        for name, column in (("question_id", question_id), ("category", category)):
+            if any(column) and not all(column):
+                raise at_example(column.index(""), f"{name} is missing; give it for every example or for none")
+        keys, key_source = question_id, "question_id"
+        if not any(question_id):
             keys, key_source = [scoring.question_key(s, q) for s, q in zip(sentence, question)], "sentence+question"
-        if any(category) and not all(category):
-            raise _first_missing(category, "category")
         categories = category if any(category) else None
         scoring.check_categories(keys, categories)
         stats = scoring.item_stats(predictions, references, keys, categories, check_input=False)

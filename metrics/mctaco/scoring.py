@@ -1,32 +1,12 @@
 """MC-TACO scoring, exactly as the official evaluator (CogComp/MCTACO `evaluator/evaluator.py`).
 
 Zhou et al., EMNLP 2019. The unit is the *question*: the distinct string ``sentence + " " + question``,
-grouped in first-appearance order (candidates of one question need not be consecutive). The steps:
-
-1. `check_inputs` checks the candidate rows once, first (as scikit-learn does), so what follows runs
-   on trusted data; callers that checked already (the evaluate module, `files.py`) skip it with
-   `item_stats(..., check_input=False)`;
-2. `item_stats` reduces the rows to one `ItemStats` per question (counts only);
-3. `aggregate` turns any list of those into the corpus numbers, so slices, batching and resampling
-   never re-score candidates; `result` adds the per-category extension and the signature, and
-   `score` is all of it in one call.
-
-Official formulas, per question (tp = predicted yes and gold yes, n_pred = predicted yes,
-n_gold = gold yes)::
-
-    EM_q = every candidate's prediction equals its gold label
-    P = tp / n_pred if n_pred > 0 else 1.0      # nothing predicted: precision 1
-    R = tp / n_gold if n_gold > 0 else 1.0      # nothing to find: recall 1
-    F1_q = 2 * P * R / (P + R) if P + R > 0 else 0.0
-
-so a question with no gold "yes" and no predicted "yes" has F1 = 1.0. "Strict Acc." (EM) and
-"Avg F1" are the means over questions; the F1 mean is a plain float sum from 0.0 in question order
-divided by the count, which is what reproduces the official floats to the last digit.
-
-Where we differ from the official tool (its labels are exact, case-sensitive strings and it
-ignores surplus prediction lines), inputs are checked instead: labels may be "yes"/"no" in any
-case, 1/0 or booleans; anything else, or a length mismatch, is an `InputError` naming `example N`
-(the 0-based candidate row).
+grouped in first-appearance order. `item_stats` checks the candidate rows once and reduces them to one
+`ItemStats` per question (its exact match, and the F1 of its "yes" labels in the official order of
+operations: 1.0 for no gold and no predicted "yes"); `aggregate` turns any list of those into the
+corpus means, so slices, batching and resampling never re-score; `result` adds the per-category
+extension and the signature; `score` is all of it. Unlike the official tool (exact strings), labels may
+be "yes"/"no" in any case, 1/0 or booleans; anything else is an `InputError` naming `example N`.
 """
 
 from dataclasses import dataclass
@@ -40,7 +20,6 @@ VERSION = "1.0.0"
 # The orders of the Hub dataset's ClassLabels (CogComp/mc_taco), so ids match it.
 CATEGORIES = ("Event Duration", "Event Ordering", "Frequency", "Typical Time", "Stationarity")
 LABELS = ("no", "yes")  # 0 = no, 1 = yes
-LABEL_EXPECTED = "expected 'yes' or 'no' (any case), 1 or 0, True or False"
 KEY_SOURCES = ("question_id", "sentence+question")  # what the question keys are made of (in the signature)
 
 
@@ -69,7 +48,7 @@ class ItemStats:
 
 
 def parse_label(value):
-    """True for a "yes" label, False for "no", None for anything else (see `LABEL_EXPECTED`)."""
+    """True for a "yes" label ("yes"/"no" in any case, 1/0, booleans), False for "no", None for anything else."""
     if isinstance(value, str):
         label = value.strip().lower()
         return label == "yes" if label in LABELS else None
@@ -82,7 +61,7 @@ def to_yes(value, index, field):
     """`parse_label`, or an `InputError` naming `example index` and `field`."""
     yes = parse_label(value)
     if yes is None:
-        raise at_example(index, f"{field} is {shown(value)}; {LABEL_EXPECTED}")
+        raise at_example(index, f"{field} is {shown(value)}; expected 'yes' or 'no' (any case), 1 or 0, True or False")
     return yes
 
 
@@ -116,19 +95,8 @@ def check_categories(question_keys, categories):
 
 
 def item_stats(predictions, references, question_keys, categories=None, check_input=True):
-    """Per-question statistics from aligned candidate rows.
-
-    Args:
-        predictions, references: one label per candidate row (see `parse_label`).
-        question_keys: one key per row; rows with equal keys are one question. The official key is
-            ``sentence + " " + question`` (see `question_key`).
-        categories: optional, one category name per row (constant within a question).
-        check_input: False skips the checks for rows already checked (labels as booleans), as
-            scikit-learn's `check_input`: the evaluate module checks every example as it is added.
-
-    Returns:
-        a list of `ItemStats` in first-appearance order of the keys.
-    """
+    """`ItemStats` per question, in first-appearance order of `question_keys` (one per row, see `question_key`);
+    `check_input=False` skips `check_inputs` for rows already checked (labels as booleans), as scikit-learn's."""
     if check_input:
         predictions, references, question_keys, categories = check_inputs(
             predictions, references, question_keys, categories)
@@ -157,19 +125,10 @@ def aggregate(stats):
             f1_sum += question.f1
         n_exact = sum(question.exact_match for question in stats)
     except AttributeError:  # checked only when it fails: no cost on the usual path
-        raise not_item_stats(stats) from None
-    return {
-        "em": n_exact / len(stats),
-        "f1": f1_sum / len(stats),
-        "n_questions": len(stats),
-    }
-
-
-def not_item_stats(stats):
-    """The `TypeError` for the first element of `stats` that is not an `ItemStats`."""
-    index, item = next(((i, s) for i, s in enumerate(stats) if not isinstance(s, ItemStats)), (None, None))
-    return TypeError(f"example {index}: the statistics are {type(item).__name__} {shown(item)}; expected an "
-                     "mctaco ItemStats (from item_stats)")
+        index, item = next(((i, x) for i, x in enumerate(stats) if not isinstance(x, ItemStats)), (None, None))
+        raise TypeError(f"example {index}: the statistics are {type(item).__name__} {shown(item)}; expected an "
+                        "mctaco ItemStats (from item_stats)") from None
+    return {"em": n_exact / len(stats), "f1": f1_sum / len(stats), "n_questions": len(stats)}
 
 
 def by_category(stats):

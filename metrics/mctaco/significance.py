@@ -1,17 +1,9 @@
-"""How sure an MC-TACO number is: bootstrap intervals and paired tests over questions.
+"""How sure an MC-TACO number is: bootstrap intervals and paired tests over questions (see the card).
 
-The unit is the question (as in the official EM and F1), so a resample draws questions, never
-candidate rows. Each question is a row (exact match, F1, 1) of per-question statistics from
-`scoring.item_stats`; EM and F1 are column sums over the count:
-
-    em = sum(exact) / n        f1 = sum(F1_q) / n
-
-The point estimates are always the parity numbers of `scoring.aggregate`; only the interval and
-the p-values come from resampling (`benchscore.core.resampling`).
-
-    stats = item_stats(predictions, references, question_keys)
-    confidence_intervals(stats)                  # {"em": {"estimate", "low", "high"}, "f1": {...}}
-    paired_test(stats_bert, stats_roberta)       # difference, interval, p-values per number
+A resample draws questions (the unit of the official EM and F1), never candidate rows: each question
+is a row (exact match, F1, 1) of `scoring.item_stats`, and em = sum(exact) / n, f1 = sum(F1_q) / n.
+The point estimates are always `scoring.aggregate`'s parity numbers; only the intervals and p-values
+come from resampling (`benchscore.core.resampling`).
 """
 
 from benchscore.core import resampling
@@ -19,9 +11,6 @@ from benchscore.core.resampling import DEFAULT_LEVEL
 from benchscore.core.resampling import DEFAULT_RESAMPLES
 from benchscore.core.resampling import DEFAULT_SEED
 from benchscore.mctaco import scoring
-
-HEADLINE = ("em", "f1")
-
 
 def item_values(stats):
     """One row (exact match, F1, 1) per question."""
@@ -35,15 +24,12 @@ def statistic(sums):
 
 def _estimates(stats):
     result = scoring.aggregate(stats)
-    return {name: result[name] for name in HEADLINE}
+    return {"em": result["em"], "f1": result["f1"]}
 
 
 def confidence_intervals(stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
-    """Percentile bootstrap over questions: {"em": {"estimate", "low", "high"}, "f1": {...}}.
-
-    `estimate` is exactly `aggregate(stats)`'s number. For a slice, pass that slice's stats: its
-    questions are resampled within it.
-    """
+    """Percentile bootstrap over questions: {"em": {"estimate", "low", "high"}, "f1": {...}}; a slice's stats
+    are resampled within the slice."""
     resampling.check_options(n_resamples, seed, level)
     return resampling.intervals(item_values(stats), statistic, _estimates(stats), n_resamples, seed, level)
 
@@ -61,19 +47,14 @@ def check_same_questions(stats_a, stats_b):
                          "a paired test needs both scored on the same gold file")
     for index, (a, b) in enumerate(zip(stats_a, stats_b)):
         if (a.key, a.n_candidates, a.n_gold_yes) != (b.key, b.n_candidates, b.n_gold_yes):
-            raise ValueError(
-                f"question {index} ({a.key[:60]!r}): systems A and B differ in question key, candidate count "
-                f"or gold labels ({a.key[:30]!r}/{a.n_candidates}/{a.n_gold_yes} vs "
-                f"{b.key[:30]!r}/{b.n_candidates}/{b.n_gold_yes}); expected the same gold questions in the same order"
-            )
+            raise ValueError(f"question {index} ({a.key[:60]!r}): systems A and B differ in question key, candidate "
+                             f"count or gold labels ({a.key[:30]!r}/{a.n_candidates}/{a.n_gold_yes} vs {b.key[:30]!r}/"
+                             f"{b.n_candidates}/{b.n_gold_yes}); expected the same gold questions in the same order")
 
 
 def paired_test(stats_a, stats_b, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
-    """Paired bootstrap and approximate randomization of B against A over the same questions.
-
-    Returns {"em": {"a", "b", "difference", "low", "high", "p_bootstrap", "p_randomization"}, "f1": ...};
-    difference = b - a, (low, high) its interval at `level`, p-values two-sided.
-    """
+    """Paired bootstrap and approximate randomization of B against A over the same questions: {"em": {"a",
+    "b", "difference" (b - a), "low", "high" (its interval), "p_bootstrap", "p_randomization"}, "f1": ...}."""
     resampling.check_options(n_resamples, seed, level)
     check_same_questions(stats_a, stats_b)
     return resampling.paired(item_values(stats_a), item_values(stats_b), statistic, _estimates(stats_a),
@@ -81,11 +62,8 @@ def paired_test(stats_a, stats_b, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SE
 
 
 def add_confidence(result, stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
-    """Adds intervals to a result dict of `stats` (as `compute` returns it) and names them in its signature.
-
-    Extension keys: "extension_confidence_intervals" {"em": {"low", "high"}, "f1": ...}, and in each
-    "extension_per_category" entry (if any) "confidence_intervals", resampled within the category.
-    """
+    """Adds "extension_confidence_intervals" (and "confidence_intervals" in each "extension_per_category"
+    entry) to a result dict of `stats`, and names them in its signature."""
     options = (n_resamples, seed, level)
     result["extension_confidence_intervals"] = resampling.bounds(confidence_intervals(stats, *options))
     if "extension_per_category" in result:

@@ -1,28 +1,11 @@
 """MC-TACO inside a `transformers.Trainer`: a `compute_metrics` for a per-candidate binary classifier.
 
-    from benchscore.mctaco.loader import load_split
-    from benchscore.mctaco.trainer import compute_metrics_for
-    eval_ds = load_split("dev_3783.tsv")                 # has question_id (and label, category)
-    trainer = Trainer(model, args, eval_dataset=tokenized_eval_ds,
-                      compute_metrics=compute_metrics_for(eval_ds))
-    trainer.evaluate()    # {"eval_em": ..., "eval_f1": ..., "eval_n_questions": ..., "eval_signature": ...}
-
-The Trainer hands over logits and label ids row by row, but MC-TACO scores *questions*: the
-question of each row is read from the eval dataset's `question_id` column, in order (the Trainer
-evaluates the dataset unshuffled; on several processes its gather restores that order). Gold
-labels also come from the dataset; the Trainer's label ids are checked against them, so a
-different or reordered eval dataset is an error, not a wrong number.
-
-Works both ways, with the same numbers: `compute_metrics(eval_pred)` for the whole eval set, and
-`TrainingArguments(batch_eval_metrics=True)`, where the Trainer calls
-`compute_metrics(eval_pred, compute_result)` per batch: each batch goes to the module's
-`add_batch`, and the last one (`compute_result=True`) returns `compute()`.
-
-For logging, the result is flattened: nested dicts (the per-category extension) become
-"extension_per_category/<category>/<key>" entries, so every logged value is a number or the
-signature string. The full result of the last evaluation is kept in `.last_result`. In batch mode
-the helper counts rows across calls: after an evaluation that stopped with an error, build a new
-one. transformers is not imported here: only `EvalPrediction`'s two fields are read.
+MC-TACO scores *questions*, the Trainer hands over rows: each row's question is read from the eval
+dataset's `question_id` column, in order (the Trainer evaluates unshuffled; on several processes its
+gather restores that order). Gold labels come from the dataset too; the Trainer's label ids are
+checked against them, so a different or reordered eval dataset is an error, not a wrong number.
+Usage: the card's "In a Trainer"; `benchscore.core.trainer` describes both ways of calling (with or
+without `batch_eval_metrics`, the same numbers), the logged keys and `.last_result`.
 """
 
 import numbers
@@ -38,22 +21,8 @@ from benchscore.core.trainer import to_numpy
 
 
 def yes_from_logits(logits, start=0):
-    """Per-row "yes" (bool) from a binary classifier's logits; `start` is the first row's number.
-
-    Shape (n, 2): argmax, column LABELS.index("yes") = 1 is "yes" (the loader's label ids: 0 = no,
-    1 = yes; a tie goes to "no"). Shape (n,) or (n, 1): one logit, "yes" when it is > 0. A NaN or an
-    infinity (a diverged model, an fp16 overflow) or a value that is not a number is an error naming
-    the row: argmax would silently read it as the larger. A tuple (the logits and other model
-    outputs) is a `TypeError` saying to pass the logits alone.
-    """
-    logits = check_logits(_logits_array(logits), start)
-    if logits.ndim == 2 and logits.shape[1] == len(LABELS):
-        return logits.argmax(axis=1) == LABELS.index("yes")
-    return logits.reshape(-1) > 0
-
-
-def _logits_array(logits):
-    """The logits as a numeric numpy array of shape (n, 2), (n,) or (n, 1), not yet checked for NaN."""
+    """Per-row "yes" (bool) from a binary classifier's logits (rows numbered from `start`): for shape (n, 2),
+    argmax with column 1 "yes" (the loader's label ids; a tie goes to "no"); for (n,) or (n, 1), logit > 0."""
     if isinstance(logits, tuple) or (isinstance(logits, list) and any(isinstance(part, tuple) for part in logits)):
         raise TypeError("the predictions are a tuple of arrays (the logits and other model outputs, e.g. hidden "
                         "states); expected the logits alone: pass Trainer(preprocess_logits_for_metrics=lambda "
@@ -62,18 +31,20 @@ def _logits_array(logits):
     if not (logits.ndim == 1 or (logits.ndim == 2 and logits.shape[1] in (1, len(LABELS)))):
         raise ValueError(f"logits have shape {logits.shape}; expected (n, 2) for a two-class classifier or (n,) / "
                          f"(n, 1) for one logit")
-    return logits
+    logits = check_logits(logits, start)
+    if logits.ndim == 2 and logits.shape[1] == len(LABELS):
+        return logits.argmax(axis=1) == LABELS.index("yes")
+    return logits.reshape(-1) > 0
 
 
 def check_logits(logits, start=0):
-    """`logits` as floats, or a `ValueError` naming the first eval dataset row with a value that is not a
-    finite number (rows numbered from `start`)."""
+    """`logits` as floats, or a `ValueError` naming the first row (from `start`) that is not finite numbers:
+    argmax would silently read a NaN or an infinity (a diverged model, an fp16 overflow) as the larger."""
     if logits.dtype.kind not in "iuf":
-        for row, values in enumerate(logits.reshape(len(logits), -1), start):
-            for value in values:
-                if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
-                    raise ValueError(f"eval dataset row {row}: a logit is {shown(value)} ({type(value).__name__}); "
-                                     "expected numbers")
+        for (row, *_), value in np.ndenumerate(logits):
+            if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
+                raise ValueError(f"eval dataset row {start + row}: a logit is {shown(value)} ({type(value).__name__}); "
+                                 "expected numbers")
         logits = logits.astype(float)
     bad = ~np.isfinite(logits)
     if bad.any():
@@ -101,10 +72,8 @@ class MctacoComputeMetrics(ComputeMetricsBase):
                  category_column=None, compute_kwargs=None):
         for column in (question_id_column, label_column, category_column):
             if column is not None and column not in eval_dataset.column_names:
-                raise ValueError(
-                    f"the eval dataset has no column {column!r} (it has {eval_dataset.column_names}); "
-                    f"load it with benchscore.mctaco.loader, or name the column"
-                )
+                raise ValueError(f"the eval dataset has no column {column!r} (it has {eval_dataset.column_names}); "
+                                 "load it with benchscore.mctaco.loader, or name the column")
         self.question_ids = list(eval_dataset[question_id_column])
         self.references = [to_yes_id(value, row) for row, value in enumerate(eval_dataset[label_column])]
         self.categories = None if category_column is None else list(eval_dataset[category_column])
@@ -114,21 +83,16 @@ class MctacoComputeMetrics(ComputeMetricsBase):
         predictions = yes_from_logits(eval_pred.predictions, start)
         label_ids = to_numpy(eval_pred.label_ids).reshape(-1)
         self._check_rows(start, len(predictions), len(label_ids))
-        stop = start + len(predictions)
-        for offset, label_id in enumerate(label_ids):
-            if int(label_id) != self.references[start + offset]:
-                raise ValueError(
-                    f"row {start + offset} (question_id {self.question_ids[start + offset]!r}): the Trainer's label id "
-                    f"is {int(label_id)} but the eval dataset's label is {self.references[start + offset]}; the "
-                    f"predictions are not in the dataset's order (same dataset, unshuffled, expected)"
-                )
-        inputs = {
-            "predictions": [int(yes) for yes in predictions],
-            "references": self.references[start:stop],
-            "question_id": self.question_ids[start:stop],
-        }
+        for row, label_id in enumerate(label_ids, start):
+            if int(label_id) != self.references[row]:
+                raise ValueError(f"row {row} (question_id {self.question_ids[row]!r}): the Trainer's label id is "
+                                 f"{int(label_id)} but the eval dataset's label is {self.references[row]}; the "
+                                 "predictions are not in the dataset's order (same dataset, unshuffled, expected)")
+        rows = slice(start, start + len(predictions))
+        inputs = {"predictions": [int(yes) for yes in predictions], "references": self.references[rows],
+                  "question_id": self.question_ids[rows]}
         if self.categories is not None:
-            inputs["category"] = self.categories[start:stop]
+            inputs["category"] = self.categories[rows]
         return inputs
 
 
@@ -136,17 +100,10 @@ def compute_metrics_for(eval_dataset, metric=None, question_id_column="question_
                         category_column=None, compute_kwargs=None):
     """A `compute_metrics` for `Trainer` scoring MC-TACO's question-level EM and F1 (official numbers).
 
-    Args:
-        eval_dataset: the eval rows in the Trainer's order, before or after tokenization (columns
-            are read here, so the Trainer may drop them): `question_id` and `label` (0 = no, 1 = yes).
-        metric: an evaluate module to use (e.g. this module from the Hub), with num_process=1:
-            a multi-process Trainer already gives every rank all predictions;
-            default: this folder's module.
-        question_id_column, label_column: column names.
-        category_column: e.g. "category" to add the per-category extension (logged flattened).
-        compute_kwargs: keyword arguments for the module's `compute`, e.g. {"confidence": 0.95}.
-    Returns:
-        a callable for `Trainer(compute_metrics=...)`, with or without `batch_eval_metrics`.
+    `eval_dataset`: the eval rows in the Trainer's order (their columns are read here, so the Trainer may
+    drop them); `category_column` (e.g. "category") adds the per-category extension. `metric`: an evaluate
+    module with num_process=1 (a multi-process Trainer already gives every rank all predictions), default
+    this folder's. `compute_kwargs`: for the module's `compute`, e.g. {"confidence": 0.95}.
     """
     return MctacoComputeMetrics(eval_dataset, metric, question_id_column, label_column, category_column,
                                 compute_kwargs)
