@@ -15,6 +15,7 @@ from benchscore.core.readers import at_line
 from benchscore.webnlg_rdf import files
 from benchscore.webnlg_rdf import significance
 from benchscore.webnlg_rdf.scoring import KINDS
+from benchscore.webnlg_rdf.scoring import RATES
 from benchscore.webnlg_rdf.scoring import SCHEMES
 from benchscore.webnlg_rdf.scoring import aggregate
 from benchscore.webnlg_rdf.scoring import breakdown
@@ -65,33 +66,26 @@ def score_files(reference_path, candidate_path, by=(), progress=False, time_limi
     return result
 
 
-def _fmt(value):
-    return f"{value:.4f}"
-
-
-def _block(lines, title, scores):
-    lines.append(title)
-    for scheme in SCHEMES:
-        s = scores[scheme]
-        lines.append(f"  {scheme:<20}{_fmt(s['Precision']):>8}{_fmt(s['Recall']):>8}{_fmt(s['F1']):>8}"
-                     + "".join(f"{s[name]:>10}" for name in COUNTS))
+def _row(label, scores, counts=()):
+    return (f"{label:<22}" + "".join(f"{scores[rate]:>8.4f}" for rate in RATES)
+            + "".join(f"{scores[name]:>10}" for name in counts))
 
 
 def format_table(result, by=()):
     """A plain-text table of the official numbers (then of each breakdown)."""
     lines = [f"{'':<22}{'P':>8}{'R':>8}{'F1':>8}" + "".join(f"{name:>10}" for name in COUNTS)]
-    _block(lines, "Total_scores", result["Total_scores"])
-    for tag, scores in result["Scores_per_tag"].items():
-        _block(lines, f"Scores_per_tag {tag}", scores)
-    em = result["Exact_match"]
-    lines.append(f"{'Exact_match':<22}{_fmt(em['Precision']):>8}{_fmt(em['Recall']):>8}{_fmt(em['F1']):>8}")
+    per_tag = {f"Scores_per_tag {tag}": scores for tag, scores in result["Scores_per_tag"].items()}
+    for title, scores in {"Total_scores": result["Total_scores"], **per_tag}.items():
+        lines.append(title)
+        lines.extend(_row(f"  {scheme}", scores[scheme], COUNTS) for scheme in SCHEMES)
+    lines.append(_row("Exact_match", result["Exact_match"]))
     for key in by:
         lines.append("")
         lines.append(f"Extension (not in the official script): Total_scores F1 per {key}")
         lines.append(f"  {key:<28}" + "".join(f"{scheme:>10}" for scheme in SCHEMES) + f"{'Exact_match':>13}")
         for group, sub in result[f"extension_per_{key}"].items():
-            lines.append(f"  {str(group):<28}" + "".join(f"{_fmt(sub['Total_scores'][scheme]['F1']):>10}" for scheme in SCHEMES)
-                         + f"{_fmt(sub['Exact_match']['F1']):>13}")
+            lines.append(f"  {str(group):<28}" + "".join(f"{sub['Total_scores'][scheme]['F1']:>10.4f}" for scheme in SCHEMES)
+                         + f"{sub['Exact_match']['F1']:>13.4f}")
     return "\n".join(lines)
 
 

@@ -1,16 +1,12 @@
 """WebNLG XML files -> validated entries and per-entry statistics: the one read path of this benchmark
-(the CLI, `benchscore compare webnlg`, the loader and the Space all read through it).
+(the CLI, `benchscore compare webnlg`, the loader and the Space).
 
-Read as the official scorer reads them (`BeautifulSoup(fp, "lxml")`, `benchmark > entries > entry`):
-per entry the *first* `<modifiedtripleset>` and all its `<mtriple>` texts (references), or the first
-`<generatedtripleset>` and all its `<gtriple>` texts (candidates; `<generatedtripleset/>` is none);
-a text is the element's whole text, entities decoded, white space kept. Entries pair **by position**
-(`eid` and `category` are ignored, as by the official). Safety, in this one place: files above
-`MAX_XML_BYTES` are refused before parsing, the text is read by `core.readers` (UTF-8 checked with
-its line, a BOM dropped), and expat refuses entity declarations, external entities and external
-DTDs. Like the official's HTML parser, a bare `&` is text (CycleGT's `College_of_William_&_Mary`),
-HTML named entities (`&eacute;`) are decoded and tag names are case-insensitive. Every error is
-`FILE:LINE: what was found; what was expected`, at expat's line or the entry's or triple's line.
+Read as the official scorer reads them (`BeautifulSoup(fp, "lxml")`): per entry the *first*
+`<modifiedtripleset>`'s `<mtriple>` texts (references) or `<generatedtripleset>`'s `<gtriple>` texts
+(candidates), whole, entities decoded, white space kept; entries pair **by position** (eids unused).
+Like that HTML parser, a bare `&` is text (CycleGT's `College_of_William_&_Mary`), HTML named
+entities are decoded and tag names are case-insensitive. Safety (size limit, UTF-8, no entity
+declarations, external entities or DTDs) is all here; every error is `FILE:LINE: ...`.
 """
 
 import html.entities

@@ -1,39 +1,16 @@
 """WebNLG+ 2020 text-to-RDF scoring, exactly as the official evaluation script.
 
 Official scorer: `Evaluation_script_json.py` of WebNLG/WebNLG-Text-to-triples (6a40950) with its
-pinned nltk 3.4.5 and nervaluate 0.1.7. This is a re-implementation from the functional description
-in the project's spec (the official code is GPL and is not used); every quirk that moves a published
-number is reproduced, and each is named where it happens ("quirk: ...").
+pinned nltk 3.4.5 and nervaluate 0.1.7, re-implemented from the spec's functional description (the
+official code is GPL and is not used). Every quirk that moves a published number is reproduced and
+named where it happens ("quirk: ..."); the card (README.md) gives the formulas, quirks and limits.
 
-Two steps, sacrebleu-style:
-
-1. `item_stats(references, candidates)` scores one entry: all k x k (reference, candidate) pairs
-   (k = max(#references, #candidates); the shorter side is padded with empty triples), then the
-   assignment the official `itertools.permutations` loop selects, found by an exact pruned search
-   instead of k! enumeration. The selected pairs' counts and exact rate sums are kept.
-2. `aggregate(stats)` turns any list of `ItemStats` into the official JSON structure, so slices,
-   streaming, merging and bootstrap resampling never re-score.
-
-Per pair (the SemEval 2013 entity measures over subject/predicate/object token spans):
-
-    possible = correct + incorrect + partial + missed
-    actual   = correct + incorrect + partial + spurious
-    Strict, Exact:     P = correct / actual,                 R = correct / possible
-    Ent_type, Partial: P = (correct + 0.5 partial) / actual, R = (correct + 0.5 partial) / possible
-    F1 = 2 P R / (P + R)          (each is the int 0 when its denominator is 0)
-    pair score = mean(F1 of the four schemes)
-
-Corpus: counts are sums over all selected pairs of all entries (padded pairs included); P, R and
-F1 are `statistics.mean`s of the per-pair values over those pairs (F1 is not the harmonic mean of
-the reported P and R). `Exact_match` is sklearn's macro P/R/F1 over every distinct lower-cased raw
-triple string, entries being the samples.
-
-Bad input gets a `ValueError` naming the example and the triple (`EntryError`, or `TypeError` for
-a wrong type), never a guessed number: the inputs on which the official script crashes (2-part
-triples; against padding, a candidate without exactly 3 parts; the word-alignment crash of repeated
-tokens) and entries beyond the limits (`MAX_*` below: an entry the official would need k!
-permutations for). Official behaviours that surprise and change a number are reproduced and warned
-(`quirks`): a triple without ' | ' (an empty candidate, a padding reference), parts beyond the third.
+`item_stats(references, candidates)` scores one entry: all k x k (reference, candidate) pairs, the
+shorter side padded with empty triples, then the assignment the official `itertools.permutations`
+loop selects, found by an exact search; it keeps the selected pairs' counts and exact rate sums.
+`aggregate(stats)` turns any list of `ItemStats` into the official JSON structure. Bad input gets a
+`ValueError` naming the example and the triple (`EntryError`; `TypeError` for a wrong type), never a
+guessed number; surprising official behaviours that change a number are reproduced and warned (`quirks`).
 
     >>> result = score([["Alan_Bean | occupation | Test_pilot"]], [["Alan_Bean | occupation | Test_pilot"]])
     >>> result["Total_scores"]["Exact"]["F1"], result["Exact_match"]["F1"]
@@ -300,7 +277,8 @@ def _mark(ref, cand, gram, ref_start, found_number, unmarked):
 
 @lru_cache(maxsize=1 << 15)  # the same element pairs recur across pairs and entries; ~0.6 kB each
 def _aligned_spans(ref_tokens, cand_tokens, ref_label, cand_label):
-    """Align two elements' tokens, then `_element_spans`; plus the aligned reference tokens."""
+    """Align two elements' tokens, then `_element_spans` (found, reference spans, candidate spans,
+    len(total), linked candidate tokens), plus the aligned reference tokens."""
     ref, cand = list(ref_tokens), list(cand_tokens)
     _align(ref, cand)
     return (*_element_spans(ref, cand, ref_label, cand_label), tuple(ref))
@@ -331,11 +309,6 @@ _REF, _CAND, _SWAP = 0, 1, 2  # which side's token filter (`_element_tokens`)
 _LABELS = (SUB, PRED, OBJ)
 
 
-def _spans(ref_tokens, cand_tokens, ref_label, cand_label):
-    """(found, reference spans, candidate spans, len(total)) of one element pair, from offset 0."""
-    return _aligned_spans(ref_tokens, cand_tokens, ref_label, cand_label)[:4]
-
-
 def _pair_spans(ref, cand):
     """Reference and candidate spans of one normalised pair: main pass, then the swap attempts.
     Each element's spans are shifted by the element's base (the previous elements' len(total))."""
@@ -343,33 +316,31 @@ def _pair_spans(ref, cand):
     ref_tok = [_element_tokens(e) for e in ref_elements]
     cand_tok = [_element_tokens(e) for e in cand_elements]
     # Main pass: element against element, same labels.
-    results = [_spans(ref_tok[e][_REF], cand_tok[e][_CAND], label, label) for e, label in enumerate(_LABELS)]
+    results = [_aligned_spans(ref_tok[e][_REF], cand_tok[e][_CAND], label, label) for e, label in enumerate(_LABELS)]
     results, bases = _swapped(ref_tok, cand_tok, results)
-    true_spans = [(label, start + base, end + base) for (_, spans, _, _), base in zip(results, bases)
-                  for label, start, end in spans]
-    pred_spans = [(label, start + base, end + base) for (_, _, spans, _), base in zip(results, bases)
-                  for label, start, end in spans]
-    return true_spans, pred_spans
+    return [[(label, start + base, end + base) for result, base in zip(results, bases)
+             for label, start, end in result[side]] for side in (1, 2)]  # (reference, candidate) spans
 
 
 def _swap(ref_tok, cand_tok, a, b):
     """Elements a and b aligned crosswise (swap-side tokens): the two results if either found a match."""
-    first = _spans(ref_tok[a][_SWAP], cand_tok[b][_SWAP], _LABELS[a], _LABELS[b])
-    second = _spans(ref_tok[b][_SWAP], cand_tok[a][_SWAP], _LABELS[b], _LABELS[a])
+    first = _aligned_spans(ref_tok[a][_SWAP], cand_tok[b][_SWAP], _LABELS[a], _LABELS[b])
+    second = _aligned_spans(ref_tok[b][_SWAP], cand_tok[a][_SWAP], _LABELS[b], _LABELS[a])
     return (first, second) if first[0] or second[0] else None
 
 
 def _swapped(ref_tok, cand_tok, results):
     """The official swap attempts after the main pass: (element results, their bases). The first
     attempt that finds a match replaces the main pass's results for its two elements."""
-    (found_s, *_, len_s), (found_p, *_, len_p), (found_o, *_) = results
+    (found_s, *_), (found_p, *_), (found_o, *_) = results
+    len_s, len_p = results[0][3], results[1][3]  # each element's len(total)
     # Swap 1: subject <-> object, when neither was found.
     if not found_s and not found_o and (hit := _swap(ref_tok, cand_tok, 0, 2)):
         first, second = hit
         # Quirk: PRED is recomputed from the object/subject token lists just used (as their
         # alignment and linking left them, no new alignment), both labels PRED.
         *_, cand_sub, ref_obj = _aligned_spans(ref_tok[2][_SWAP], cand_tok[0][_SWAP], OBJ, SUB)
-        return [first, _element_spans(ref_obj, cand_sub, PRED, PRED)[:4], second], (0, first[3], first[3] + len_p)
+        return [first, _element_spans(ref_obj, cand_sub, PRED, PRED), second], (0, first[3], first[3] + len_p)
     # Swap 2: subject <-> predicate. Quirk: guarded by "nothing switched" only, so it also runs when
     # swap 1 was tried and found nothing; the object keeps its main-pass base.
     if not found_s and not found_p and (hit := _swap(ref_tok, cand_tok, 0, 1)):
@@ -493,10 +464,7 @@ def best_assignment(scores):
 def search_states(scores):
     """The most states `search_assignment` can visit: prod(copies + 1) over groups of equal columns
     (2^k when all k columns differ). `item_stats` refuses entries above `MAX_SEARCH_STATES`."""
-    states = 1
-    for copies in Counter(zip(*scores)).values():
-        states *= copies + 1
-    return states
+    return math.prod(copies + 1 for copies in Counter(zip(*scores)).values())
 
 
 def official_assignment(scores):
@@ -513,26 +481,18 @@ def official_assignment(scores):
 
 def search_assignment(scores):
     """`best_assignment` by a pruned depth-first search: the same permutation as the official loop
-    (for scores in [0, 1], as pair scores are).
-
-    Exactness. Depth-first search over rows in order, columns in increasing order, accepting a leaf
-    only if its float sum (accumulated in the same order as the official) is > the best so far:
-    without pruning that *is* the official loop. The pruning never removes the answer:
-    - h(used) is the optimum of the remaining rows over the unused columns (a memoised DP over
-      column sets). A float sum of k values in [0, 1] is within k^2 * 2^-53 of the exact sum, and
-      h's own rounding is as small, so no completion of a prefix with float sum p exceeds
-      p + h(used) + _EPS; and the float optimum is >= h(nothing) - _EPS. A prefix with
-      p + h(used) + _EPS < max(best, h(nothing) - _EPS) therefore holds no optimal permutation.
-    - Two unused columns whose values are equal in every row are interchangeable: a permutation
-      that uses the later one first has a twin, earlier in lexicographic order, with the same values
-      in the same order, hence the same float sum. So only the first unused of equal columns is tried.
-    - A state (used columns, float prefix sum) seen before was reached by an earlier prefix; every
-      completion of the new one has a twin completion there with the same float sum, which was
-      explored or pruned by a bound that is no weaker now. So a repeated state is skipped.
-    - When h(used) == 0 every completion adds only zeros: the first one (unused columns in order)
-      is taken.
-    Cost: the DP has at most 2^(distinct columns) x prod(#copies + 1) states -- for WebNLG
-    (<= 7 distinct references plus identical padding columns) a few thousand at most.
+    (for scores in [0, 1], as pair scores are). Rows in order, columns in increasing order, a leaf
+    accepted only if its float sum (in the official order) is > the best so far: unpruned, that *is*
+    the official loop. Why each cut never removes the answer:
+    - h(used), the optimum of the remaining rows over the unused columns (a memoised DP), is within
+      _EPS of the float sums (k values in [0, 1] round by at most k^2 * 2^-53), so a prefix with float
+      sum p and p + h(used) + _EPS < max(best, h(nothing) - _EPS) holds no optimal permutation.
+    - Of unused columns equal in every row only the first is tried: a permutation using a later one
+      first has an earlier twin with the same values in the same order, hence the same float sum.
+    - A repeated state (used columns, float prefix sum) is skipped: its completions have twins, with
+      the same sums, under the earlier prefix, explored or pruned by a bound no weaker than now.
+    - When h(used) == 0 every completion adds zeros: the first (unused columns in order) is taken.
+    The DP has at most 2^(distinct columns) x prod(#copies + 1) states (`search_states`).
     """
     k = len(scores)
     if k == 0:
@@ -632,6 +592,9 @@ class EntryError(InputError):
         self.side, self.triple = side, triple
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")  # what UTF-8 cannot encode
+
+
 def _where(example):
     return "" if example is None else f"example {example}: "
 
@@ -646,7 +609,7 @@ def _check_list(triples, side, example):
         if not isinstance(triple, str):
             raise TypeError(f"{where}{side}s[{i}] is {type(triple).__name__} {triple!r:.80}; "
                             "expected a 'subject | predicate | object' string")
-        if not triple.isascii() and not _is_unicode(triple):
+        if not triple.isascii() and _SURROGATE.search(triple):
             raise EntryError(f"{where}{side} triple {i} {triple!r:.80} holds a lone surrogate; expected valid "
                              "Unicode text", side, i)
         if len(triple) > MAX_TRIPLE_CHARS:
@@ -655,14 +618,6 @@ def _check_list(triples, side, example):
     if len(triples) > MAX_TRIPLES:
         raise EntryError(f"{where}{len(triples)} {side} triples in one entry; expected at most {MAX_TRIPLES} "
                          "(a limit of this scorer: the official script would try k! assignments)", side)
-
-
-def _is_unicode(text):
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _check_elements(normalised, side, example):
