@@ -32,13 +32,8 @@ def add_arguments(parser):
     parser.add_argument("candidate", help=CANDIDATE_HELP)
     parser.add_argument("output", nargs="?", help="write the official JSON structure here (one line, as the official script)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON (with signature and breakdowns) instead of a table")
-    parser.add_argument(
-        "--by",
-        action="append",
-        choices=("category", "size"),
-        default=[],
-        help="extension: also report per reference category / per size (number of reference triples); repeatable",
-    )
+    parser.add_argument("--by", action="append", choices=("category", "size"), default=[], help="extension: also "
+                        "report per reference category / per size (number of reference triples); repeatable")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
 
@@ -84,8 +79,8 @@ def format_table(result, by=()):
         lines.append(f"Extension (not in the official script): Total_scores F1 per {key}")
         lines.append(f"  {key:<28}" + "".join(f"{scheme:>10}" for scheme in SCHEMES) + f"{'Exact_match':>13}")
         for group, sub in result[f"extension_per_{key}"].items():
-            lines.append(f"  {str(group):<28}" + "".join(f"{sub['Total_scores'][scheme]['F1']:>10.4f}" for scheme in SCHEMES)
-                         + f"{sub['Exact_match']['F1']:>13.4f}")
+            f1s = "".join(f"{sub['Total_scores'][scheme]['F1']:>10.4f}" for scheme in SCHEMES)
+            lines.append(f"  {str(group):<28}{f1s}{sub['Exact_match']['F1']:>13.4f}")
     return "\n".join(lines)
 
 

@@ -87,14 +87,10 @@ def normalise(triple):
     stripped; only the last part (the object) loses a trailing parenthetical, cut at the first " (".
     (The official uses the `regex` package for two of these patterns; on them stdlib `re` matches the
     same: ASCII ranges, and white space is already folded to single spaces.)"""
-    text = _CAMEL.sub(r"\1 \2", triple).lower().replace("_", " ")
-    text = _SPACES.sub(" ", text)
-    parts = text.split(" | ")
-    match = _TRAILING_PARENS.match(parts[-1])
-    if match:
-        parts[-1] = match.group(1)
-        text = " | ".join(parts)
-    return text
+    text = _SPACES.sub(" ", _CAMEL.sub(r"\1 \2", triple).lower().replace("_", " "))
+    last = text.split(" | ")[-1]
+    match = _TRAILING_PARENS.match(last)
+    return text[: len(text) - len(last)] + match.group(1) if match else text
 
 
 # -- 2. Tokens of one element -----------------------------------------------------------------
@@ -198,22 +194,18 @@ def _element_spans(ref, cand, ref_label, cand_label):
     The official overwrites before/after-linked candidate tokens in place with FOUNDCAND-<n>-LINKED;
     the swap's PRED quirk sees them, so the linked list is returned."""
     found_at = [i for i, token in enumerate(cand) if token.startswith("FOUNDCAND")]
+    # Nothing aligned: one span a side (none for an empty side).
+    if not found_at and not ref:  # only candidate tokens (an empty pair gives the span [0, -1])
+        return False, (), ((cand_label, 0, len(cand) - 1),), len(cand), tuple(cand)
+    if not found_at and not cand:  # quirk: the official's `total` is then [span dict], of length 1
+        return False, ((ref_label, 0, len(ref) - 1),), (), 1, tuple(cand)
     if not found_at:
-        return _unaligned_spans(ref, cand, ref_label, cand_label)
+        spans = ((ref_label, 0, len(ref) - 1),), ((cand_label, len(ref), len(ref) + len(cand) - 1),)
+        return (False, *spans, len(ref) + len(cand), tuple(cand))
     before, after, unlinked, linked = _link(ref, cand, found_at[0], found_at[-1])
     total = before + list(ref) + after + unlinked
     ref_spans = ((ref_label, len(before), len(before) + len(ref) - 1),)
     return True, ref_spans, _candidate_spans(total, cand_label), len(total), linked
-
-
-def _unaligned_spans(ref, cand, ref_label, cand_label):
-    """`getrefdict` when no candidate token was aligned: one span a side (none for an empty side)."""
-    if not ref:  # only candidate tokens (an empty pair gives the span [0, -1])
-        return False, (), ((cand_label, 0, len(cand) - 1),), len(cand), tuple(cand)
-    if not cand:  # quirk: the official's `total` is then [span dict], of length 1
-        return False, ((ref_label, 0, len(ref) - 1),), (), 1, tuple(cand)
-    spans = ((ref_label, 0, len(ref) - 1),), ((cand_label, len(ref), len(ref) + len(cand) - 1),)
-    return (False, *spans, len(ref) + len(cand), tuple(cand))
 
 
 def _link(ref, cand, first, last):
@@ -360,42 +352,31 @@ _OVERLAP_SAME_LABEL = (CORRECT, PARTIAL, INCORRECT, INCORRECT)
 _OVERLAP_OTHER_LABEL = (INCORRECT, PARTIAL, INCORRECT, INCORRECT)
 
 
-def _slots(group, outcomes):
-    """Flat `counts` indices that one span outcome increments in one group."""
-    return tuple((group * 4 + scheme) * 5 + kind for scheme, kind in enumerate(outcomes))
-
-
-_SPURIOUS_SLOTS = sum((_slots(group, (SPURIOUS,) * 4) for group in range(len(GROUPS))), ())
-_OUTCOME_SLOTS = {  # (outcome, true label) -> indices in the total group and in the label's group
-    (outcome, label): _slots(0, outcome) + _slots(group, outcome)
-    for outcome in (_EXACT_HIT, _SAME_BOUNDS_OTHER_LABEL, _OVERLAP_SAME_LABEL, _OVERLAP_OTHER_LABEL, (MISSED,) * 4)
-    for label, group in _TAG_GROUP.items()
-}
+_MISSED, _SPURIOUS = (MISSED,) * 4, (SPURIOUS,) * 4
 
 
 def _count(true_spans, pred_spans):
     """nervaluate 0.1.7 `compute_metrics` for one document: counts[group][scheme][kind] as a flat list
-    (group 0 = all tags, then SUB, PRED, OBJ)."""
-    counts = [0] * _N_COUNTS
-    booked = []
-    hit = set()
+    (group 0 = all tags, then SUB, PRED, OBJ). An outcome is booked under the true span's label."""
+    booked, hit = [], set()  # (outcome, its groups)
     for pred in pred_spans:
-        outcome = _outcome(pred, true_spans)
-        if outcome is None:  # quirk (0.1.7): a spurious prediction is spurious for every tag
-            for slot in _SPURIOUS_SLOTS:
-                counts[slot] += 1
-            continue
-        hit.add(outcome[1])
-        booked.append((outcome[0], outcome[1][0]))  # booked under the true span's label
-    booked.extend(((MISSED,) * 4, true[0]) for true in true_spans if true not in hit)
-    for outcome_label in booked:
-        for slot in _OUTCOME_SLOTS[outcome_label]:
-            counts[slot] += 1
+        outcome, true = _outcome(pred, true_spans)
+        if true is None:  # quirk (0.1.7): a spurious prediction is spurious for every tag
+            booked.append((_SPURIOUS, range(len(GROUPS))))
+        else:
+            hit.add(true)
+            booked.append((outcome, (0, _TAG_GROUP[true[0]])))
+    booked.extend((_MISSED, (0, _TAG_GROUP[true[0]])) for true in true_spans if true not in hit)
+    counts = [0] * _N_COUNTS
+    for outcome, groups in booked:
+        for group in groups:
+            for scheme, kind in enumerate(outcome):
+                counts[(group * 4 + scheme) * 5 + kind] += 1
     return counts
 
 
 def _outcome(pred, true_spans):
-    """(outcome, the true span it hits) of one predicted span, or None when it is spurious."""
+    """(outcome, the true span it hits) of one predicted span; (None, None) when it is spurious."""
     if pred in true_spans:
         return _EXACT_HIT, pred
     label, start, end = pred
@@ -407,19 +388,7 @@ def _outcome(pred, true_spans):
         # overlaps anything. A true span may be hit by several predictions.
         if max(start, true_start) < min(end, true_end):
             return (_OVERLAP_SAME_LABEL if label == true[0] else _OVERLAP_OTHER_LABEL), true
-    return None
-
-
-@lru_cache(maxsize=1 << 12)  # few distinct count tuples
-def _rates(correct, incorrect, partial, missed, spurious, half_partial):
-    """nervaluate's P and R, then the script's F1; the int 0 where a denominator is 0."""
-    possible = correct + incorrect + partial + missed
-    actual = correct + incorrect + partial + spurious
-    matched = correct + 0.5 * partial if half_partial else correct
-    precision = matched / actual if actual > 0 else 0
-    recall = matched / possible if possible > 0 else 0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall != 0 else 0
-    return precision, recall, f1
+    return None, None
 
 
 class PairResult(NamedTuple):
@@ -433,9 +402,16 @@ class PairResult(NamedTuple):
 
 @lru_cache(maxsize=1 << 12)  # pairs repeat the same count patterns (e.g. all missed and spurious)
 def _pair_rates(counts):
+    """Per group and scheme, nervaluate's P and R, then the script's F1; the int 0 where a denominator is 0."""
     rates = []
     for at in range(0, len(counts), 5):
-        rates.extend(_rates(*counts[at : at + 5], at % 20 < 10))  # half_partial for Ent_type, Partial
+        correct, incorrect, partial, missed, spurious = counts[at : at + 5]
+        possible = correct + incorrect + partial + missed
+        actual = correct + incorrect + partial + spurious
+        matched = correct + 0.5 * partial if at % 20 < 10 else correct  # half credit: Ent_type, Partial
+        precision = matched / actual if actual > 0 else 0
+        recall = matched / possible if possible > 0 else 0
+        rates += (precision, recall, 2 * precision * recall / (precision + recall) if precision + recall != 0 else 0)
     return tuple(rates)
 
 
@@ -630,16 +606,6 @@ def _check_elements(normalised, side, example):
                                  f"expected at most {MAX_ELEMENT_TOKENS} (a limit of this scorer)", side, i)
 
 
-def _check_pairs(refs, cands, example):
-    """At most `MAX_PAIRS` distinct (reference, candidate) pairs to score, padding included."""
-    distinct_refs = len(set(refs) | ({""} if len(cands) > len(refs) else set()))
-    distinct_cands = len(set(cands) | ({""} if len(refs) > len(cands) else set()))
-    if distinct_refs * distinct_cands > MAX_PAIRS:
-        raise EntryError(f"{_where(example)}{distinct_refs} distinct reference x {distinct_cands} distinct candidate "
-                         f"triples (padding included) make {distinct_refs * distinct_cands} pairs to score; expected "
-                         f"at most {MAX_PAIRS} (a limit of this scorer)")
-
-
 def check_entry(references, candidates, example=None):
     """Refuses what cannot be scored, before any scoring: `TypeError` for what is not a list of
     strings, `EntryError` beyond the limits. Returns the normalised triples (references, candidates)."""
@@ -648,7 +614,12 @@ def check_entry(references, candidates, example=None):
     refs, cands = [normalise(t) for t in references], [normalise(t) for t in candidates]
     _check_elements(refs, "reference", example)
     _check_elements(cands, "candidate", example)
-    _check_pairs(refs, cands, example)
+    distinct_refs = len(set(refs) | ({""} if len(cands) > len(refs) else set()))  # padding included
+    distinct_cands = len(set(cands) | ({""} if len(refs) > len(cands) else set()))
+    if distinct_refs * distinct_cands > MAX_PAIRS:
+        raise EntryError(f"{_where(example)}{distinct_refs} distinct reference x {distinct_cands} distinct candidate "
+                         f"triples (padding included) make {distinct_refs * distinct_cands} pairs to score; expected "
+                         f"at most {MAX_PAIRS} (a limit of this scorer)")
     return refs, cands
 
 

@@ -107,7 +107,6 @@ _CONTRACTIONS = [  # MacIntyre's CONTRACTIONS2 then CONTRACTIONS3, as in 3.4.5
     )
 ]
 
-
 _PLAIN = re.compile(r"(?:[^\W_]|\s)*")  # letters, digits and white space only
 
 
