@@ -1,9 +1,6 @@
-"""`benchscore webnlg REF.xml CAND.xml [OUT.json]`: a drop-in for the official `Evaluation_script_json.py`,
-and `benchscore compare webnlg` (bootstrap intervals of one system, a paired test of two).
-
-OUT.json gets exactly the official structure (same keys, same order, one line), so it diffs against
-an official output; stdout gets a readable table (or, with --json, the result with the signature and
-any breakdown, which are not part of the official structure). Both commands read through `files.py`.
+"""`benchscore webnlg REF.xml CAND.xml [OUT.json]`: a drop-in for the official `Evaluation_script_json.py`
+(OUT.json gets exactly the official structure, one line; stdout a table, or with --json the result with
+its signature and breakdowns), and `benchscore compare webnlg`. Both read through `files.py`.
 """
 
 import json

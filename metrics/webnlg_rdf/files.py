@@ -14,6 +14,7 @@ import os
 import re
 import time
 import xml.etree.ElementTree as ET
+from functools import partial
 from xml.parsers import expat
 
 from benchscore import data
@@ -47,11 +48,8 @@ class _Refused(Exception):
     pass
 
 
-def _refuse(what):
-    def handler(*args):
-        raise _Refused(what)
-
-    return handler
+def _refuse(what, *handler_args):
+    raise _Refused(what)
 
 
 def _read_text(path):
@@ -71,9 +69,9 @@ def parse_xml(path):
     builder, lines = ET.TreeBuilder(), {}
     parser = expat.ParserCreate()
     parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)  # never read an external DTD
-    parser.EntityDeclHandler = _refuse("an entity declaration (<!ENTITY ...>)")
-    parser.UnparsedEntityDeclHandler = _refuse("an unparsed entity declaration")
-    parser.ExternalEntityRefHandler = _refuse("an external entity reference")
+    parser.EntityDeclHandler = partial(_refuse, "an entity declaration (<!ENTITY ...>)")
+    parser.UnparsedEntityDeclHandler = partial(_refuse, "an unparsed entity declaration")
+    parser.ExternalEntityRefHandler = partial(_refuse, "an external entity reference")
 
     def start(tag, attributes):
         lines[builder.start(tag.lower(), attributes)] = parser.CurrentLineNumber

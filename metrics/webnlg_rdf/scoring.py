@@ -683,21 +683,19 @@ def quirks(references, candidates, refs, cands):
     found = []
     for side, raw, normalised in (("reference", references, refs), ("candidate", candidates, cands)):
         for i, triple in enumerate(normalised):
-            parts = len(triple.split(" | "))
+            parts, met = len(triple.split(" | ")), []
             if parts == 1 and side == "reference":
-                found.append((side, i, f"reference triple {i} {raw[i]!r:.80} has no ' | ' separator: it counts "
-                                       "as padding (as in the official script)"))
+                met.append("no ' | ' separator: it counts as padding")
             elif parts == 1 and refs:
-                found.append((side, i, f"candidate triple {i} {raw[i]!r:.80} has no ' | ' separator: it counts "
-                                       "as an empty triple (as in the official script)"))
+                met.append("no ' | ' separator: it counts as an empty triple")
             elif side == "candidate" and _unmatchable(triple):
-                found.append((side, i, f"candidate triple {i} {raw[i]!r:.80} has a token made of several punctuation "
-                                       "marks (e.g. a quote, which the tokenizer turns into `` or ''): references never "
-                                       "keep such tokens, so its element cannot match exactly (as in the official script)"))
+                met.append("a token made of several punctuation marks (e.g. a quote, which the tokenizer turns into "
+                           "`` or ''): references never keep such tokens, so its element cannot match exactly")
             if parts > 3:
-                found.append((side, i, f"{side} triple {i} {raw[i]!r:.80} has {parts} ' | '-separated parts: the "
-                                       "parts beyond the third are ignored where it is scored against a real triple "
-                                       "(as in the official script)"))
+                met.append(f"{parts} ' | '-separated parts: the parts beyond the third are ignored where it is "
+                           "scored against a real triple")
+            found.extend((side, i, f"{side} triple {i} {raw[i]!r:.80} has {what} (as in the official script)")
+                         for what in met)
     return tuple(found)
 
 
@@ -777,9 +775,8 @@ def _exact_match(stats):
     # The official class order is set() order (hash-seed dependent), so its means vary in the last
     # ulp between runs; sorted order is our deterministic choice.
     classes = sorted(in_references.keys() | in_candidates.keys())
-    true_positives = np.array([in_both[c] for c in classes], dtype=float)
-    predicted = np.array([in_candidates[c] for c in classes], dtype=float)
-    actual = np.array([in_references[c] for c in classes], dtype=float)
+    true_positives, predicted, actual = (np.array([counts[c] for c in classes], dtype=float)
+                                         for counts in (in_both, in_candidates, in_references))
     precision = true_positives / np.where(predicted == 0, 1, predicted)
     recall = true_positives / np.where(actual == 0, 1, actual)
     f1 = 2 * precision * recall / np.where(precision + recall == 0, 1, precision + recall)

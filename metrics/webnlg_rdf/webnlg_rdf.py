@@ -159,8 +159,7 @@ class WebnlgRdf(metric.BenchscoreMetric):
         breakdowns = {}
         if self.config_name == "breakdown":
             breakdowns = {"extension_per_size": [len(refs) for refs in references], "extension_per_category": category}
-        for name, keys in breakdowns.items():
-            results[name] = scoring.breakdown(stats, keys)
+        results.update((name, scoring.breakdown(stats, keys)) for name, keys in breakdowns.items())
         if warnings := scoring.warnings(stats):
             results["warnings"] = warnings
         results["signature"] = scoring.signature(breakdown=bool(breakdowns))
