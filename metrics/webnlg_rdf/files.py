@@ -52,7 +52,8 @@ def _refuse(what, *handler_args):
     raise _Refused(what)
 
 
-def _read_text(path):
+def parse_xml(path):
+    """(root element, {element: its line}) of an XML file parsed safely; tag names lower-cased."""
     size = os.path.getsize(path)
     if size > MAX_XML_BYTES:
         raise at_line(path, 1, f"the file has {size:,} bytes; expected at most {MAX_XML_BYTES:,} "
@@ -60,12 +61,6 @@ def _read_text(path):
     text = "\n".join(line for _, line in iter_lines(path))  # XML reads CRLF as LF anyway
     if not text.strip():
         raise at_line(path, 1, "the file is empty; expected a WebNLG XML file (<benchmark><entries><entry>...)")
-    return text
-
-
-def parse_xml(path):
-    """(root element, {element: its line}) of an XML file parsed safely; tag names lower-cased."""
-    text = _read_text(path)
     builder, lines = ET.TreeBuilder(), {}
     parser = expat.ParserCreate()
     parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)  # never read an external DTD

@@ -3,14 +3,11 @@
 Official scorer: `Evaluation_script_json.py` of WebNLG/WebNLG-Text-to-triples (6a40950) with its
 pinned nltk 3.4.5 and nervaluate 0.1.7, re-implemented from the spec's functional description (the
 official code is GPL and is not used). Every quirk that moves a published number is reproduced and
-named where it happens ("quirk: ..."); the card (README.md) gives the formulas, quirks and limits.
-
-`item_stats(references, candidates)` scores one entry: all k x k (reference, candidate) pairs, the
-shorter side padded with empty triples, then the assignment the official `itertools.permutations`
-loop selects, found by an exact search; it keeps the selected pairs' counts and exact rate sums.
-`aggregate(stats)` turns any list of `ItemStats` into the official JSON structure. Bad input gets a
-`ValueError` naming the example and the triple (`EntryError`; `TypeError` for a wrong type), never a
-guessed number; surprising official behaviours that change a number are reproduced and warned (`quirks`).
+named where it happens ("quirk: "), and warned where it would surprise (`quirks`); the card (README.md)
+gives the formulas, quirks and limits. `item_stats` scores one entry (all k x k pairs, padded, then the
+official loop's assignment, found by an exact search); `aggregate` turns any list of them into the
+official JSON structure. Bad input gets an `EntryError` naming the example and the triple, or a
+`TypeError` for a wrong type, never a guessed number.
 
     >>> result = score([["Alan_Bean | occupation | Test_pilot"]], [["Alan_Bean | occupation | Test_pilot"]])
     >>> result["Total_scores"]["Exact"]["F1"], result["Exact_match"]["F1"]
@@ -56,13 +53,10 @@ COST_STATE = 2  # per assignment search state and triple slot
 
 
 def signature(breakdown=False):
-    """`webnlg_rdf|version:…|benchscore:…|…`: every setting that changes a number, defaults included."""
-    # The scorer has one behaviour (the official one); the tokenizer and nervaluate semantics are
-    # named so that a future fixed variant is visibly not comparable.
-    return (
-        f"webnlg_rdf|version:{VERSION}|benchscore:{benchscore.__version__}|tokenizer:nltk-3.4.5-punkt"
-        f"|counting:nervaluate-0.1.7|breakdown:{'yes' if breakdown else 'no'}"
-    )
+    """`webnlg_rdf|version:…|benchscore:…|…`: every setting that changes a number, defaults included. The scorer
+    has one behaviour; its tokenizer and nervaluate semantics are named so that a fixed variant is not comparable."""
+    return (f"webnlg_rdf|version:{VERSION}|benchscore:{benchscore.__version__}|tokenizer:nltk-3.4.5-punkt"
+            f"|counting:nervaluate-0.1.7|breakdown:{'yes' if breakdown else 'no'}")
 
 SCHEMES = ("Ent_type", "Partial", "Strict", "Exact")  # output order
 TAGS = ("Subjects", "Predicates", "Objects")  # output names of the span labels SUB, PRED, OBJ
@@ -680,23 +674,25 @@ def quirks(references, candidates, refs, cands):
     (reproduced, and reported as warnings): triples without ' | ', candidate tokens of several
     punctuation marks (the quote asymmetry), and parts beyond the third.
     Returns (side, triple index, message) for each; `refs`/`cands` are the normalised triples."""
-    found = []
-    for side, raw, normalised in (("reference", references, refs), ("candidate", candidates, cands)):
-        for i, triple in enumerate(normalised):
-            parts, met = len(triple.split(" | ")), []
-            if parts == 1 and side == "reference":
-                met.append("no ' | ' separator: it counts as padding")
-            elif parts == 1 and refs:
-                met.append("no ' | ' separator: it counts as an empty triple")
-            elif side == "candidate" and _unmatchable(triple):
-                met.append("a token made of several punctuation marks (e.g. a quote, which the tokenizer turns into "
-                           "`` or ''): references never keep such tokens, so its element cannot match exactly")
-            if parts > 3:
-                met.append(f"{parts} ' | '-separated parts: the parts beyond the third are ignored where it is "
-                           "scored against a real triple")
-            found.extend((side, i, f"{side} triple {i} {raw[i]!r:.80} has {what} (as in the official script)")
-                         for what in met)
-    return tuple(found)
+    return tuple((side, i, f"{side} triple {i} {raw[i]!r:.80} has {what} (as in the official script)")
+                 for side, raw, normalised in (("reference", references, refs), ("candidate", candidates, cands))
+                 for i, triple in enumerate(normalised) for what in _quirks_met(side, triple, bool(refs)))
+
+
+def _quirks_met(side, triple, has_references):
+    """What `quirks` reports of one normalised triple, each as the end of "<side> triple <i> <text> has ..."."""
+    parts, met = len(triple.split(" | ")), []
+    if parts == 1 and side == "reference":
+        met.append("no ' | ' separator: it counts as padding")
+    elif parts == 1 and has_references:
+        met.append("no ' | ' separator: it counts as an empty triple")
+    elif side == "candidate" and _unmatchable(triple):
+        met.append("a token made of several punctuation marks (e.g. a quote, which the tokenizer turns into `` or "
+                   "''): references never keep such tokens, so its element cannot match exactly")
+    if parts > 3:
+        met.append(f"{parts} ' | '-separated parts: the parts beyond the third are ignored where it is scored "
+                   "against a real triple")
+    return met
 
 
 def _unmatchable(triple):
@@ -835,10 +831,8 @@ def score(references_per_entry, candidates_per_entry):
     """`aggregate` of `item_stats` over entries paired by position (as the official pairs them)."""
     references_per_entry, candidates_per_entry = list(references_per_entry), list(candidates_per_entry)
     if len(references_per_entry) != len(candidates_per_entry):
-        raise ValueError(
-            f"{len(candidates_per_entry)} candidate entries for {len(references_per_entry)} reference entries; "
-            "entries are paired by position, so the counts must be equal"
-        )
+        raise ValueError(f"{len(candidates_per_entry)} candidate entries for {len(references_per_entry)} reference "
+                         "entries; entries are paired by position, so the counts must be equal")
     stats = [item_stats(refs, cands, example=i)
              for i, (refs, cands) in enumerate(zip(references_per_entry, candidates_per_entry))]
     result = aggregate(stats)
