@@ -146,14 +146,11 @@ def _longest_common_run(ref, cand):
 
 def _align(ref, cand, found_number=1, length=None, unmarked=None):
     """Mark aligned n-grams in place: ref tokens become FOUNDREF-<n>-<ref pos>, candidate tokens
-    FOUNDCAND-<n>-<ref pos>. Written as the official recursion, stale n-gram lists and all: in every
-    run that completes it equals the iterative greedy loop, and this form also detects the runs
-    where the official crashes (a stale n-gram still in the reference but gone from the candidate).
-
-    Shortcuts that change no mark (checked against the plain transcription on random inputs, crashes
-    included): `unmarked` counts the reference's tokens not yet marked (markers never equal a
-    lower-cased token), so an n-gram whose first token is not among them is skipped without a search;
-    the top call starts at the longest common run, since longer lengths find and change nothing."""
+    FOUNDCAND-<n>-<ref pos>. Written as the official recursion, stale n-gram lists and all, so that the
+    runs where the official crashes (a stale n-gram still in the reference, gone from the candidate)
+    are detected. Shortcuts that change no mark (checked against the plain transcription on random
+    inputs): `unmarked` counts the reference tokens not yet marked, so an n-gram whose first token is
+    not among them is skipped unsearched; the top call starts at the longest common run."""
     if unmarked is None:
         unmarked = Counter(ref)
         length = _longest_common_run(ref, cand)
@@ -469,27 +466,20 @@ def search_assignment(scores):
         return ()
     columns = [tuple(row[j] for row in scores) for j in range(k)]
     earlier_twins = [sum(1 << i for i in range(j) if columns[i] == columns[j]) for j in range(k)]
-    same_rows_from = [False] * k  # rows d.. are all equal: the remaining optimum is a plain sum
-    for d in range(k - 1, -1, -1):
-        same_rows_from[d] = d == k - 1 or (scores[d] == scores[d + 1] and same_rows_from[d + 1])
+    same_rows_from = [all(row == scores[-1] for row in scores[d:]) for d in range(k)]  # then h is a plain sum
 
     def choices(used):
         """Unused columns, first of each group of equal columns only, in increasing order."""
         return [j for j in range(k) if not used >> j & 1 and used & earlier_twins[j] == earlier_twins[j]]
 
-    optimum_rest = {}
-
+    @lru_cache(maxsize=None)
     def h(used):
-        if used not in optimum_rest:
-            row = bin(used).count("1")
-            if row == k:
-                value = 0.0
-            elif same_rows_from[row]:
-                value = sum(scores[row][j] for j in range(k) if not used >> j & 1)
-            else:
-                value = max(scores[row][j] + h(used | 1 << j) for j in choices(used))
-            optimum_rest[used] = value
-        return optimum_rest[used]
+        row = bin(used).count("1")
+        if row == k:
+            return 0.0
+        if same_rows_from[row]:
+            return sum(scores[row][j] for j in range(k) if not used >> j & 1)
+        return max(scores[row][j] + h(used | 1 << j) for j in choices(used))
 
     floor = h(0) - _EPS
     best_sum, best = -1.0, None

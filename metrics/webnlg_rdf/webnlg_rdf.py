@@ -45,15 +45,13 @@ Args:
     seed (`int`): random seed for `confidence` (default 12345); the same seed repeats the intervals.
 
 Returns:
-    `Total_scores` (`dict`): for each of `Ent_type`, `Partial`, `Strict`, `Exact`: the counts
+    `Total_scores` (`dict`, the published numbers): for each of `Ent_type`, `Partial`, `Strict`, `Exact`:
         `Correct`, `Incorrect`, `Partial`, `Missed`, `Spurious`, `Possible`, `Actual` (sums over the
-        selected triple pairs) and `Precision`, `Recall`, `F1` (means over the selected pairs;
-        the published challenge numbers are `Total_scores`).
+        selected triple pairs) and `Precision`, `Recall`, `F1` (means over them).
     `Scores_per_tag` (`dict`): the same for `Subjects`, `Predicates` and `Objects` separately.
     `Exact_match` (`dict`): `Precision`, `Recall`, `F1`, macro-averaged over distinct triple strings.
-    `extension_per_size`, `extension_per_category` (`dict`, only with `config_name="breakdown"`):
-        NOT part of the official script. The three blocks above, recomputed on the entries of each
-        size (number of reference triples) and of each category.
+    `extension_per_size`, `extension_per_category` (`dict`, only with `config_name="breakdown"`, NOT
+        in the official script): the three blocks above per size (reference triples) and per category.
     `signature` (`str`): module, version and every option that changes a number.
     `extension_confidence_intervals` (`dict`, only with `confidence`): NOT part of the official
         script. {"<scheme>_<rate>": {"low", "high"}} for the `Total_scores` P, R, F1 of each scheme;
