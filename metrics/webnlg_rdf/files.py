@@ -48,7 +48,7 @@ class _Refused(Exception):
     pass
 
 
-def _refuse(what, *handler_args):
+def _refuse(what, *_):
     raise _Refused(what)
 
 

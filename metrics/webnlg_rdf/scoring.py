@@ -521,12 +521,9 @@ def _exact(value):
 @dataclass(frozen=True)
 class ItemStats:
     """Everything the corpus numbers need from one entry, computed once (resample these freely).
-
-    `counts` and `rate_sums` are flat, in the order [group][scheme][kind or rate] with groups
-    (Total, Subjects, Predicates, Objects), schemes `SCHEMES`, kinds `KINDS`, rates `RATES`;
-    `rate_sums` are exact sums over the selected pairs in units of 2**-1074 (so a corpus mean is
-    exactly `statistics.mean`). `references`/`candidates` are the sets of lower-cased raw triple
-    strings that `Exact_match` uses."""
+    `counts` and `rate_sums` are flat, [group][scheme][kind or rate] in the order of `GROUPS`, `SCHEMES`,
+    `KINDS`, `RATES`; `rate_sums` are exact sums over the selected pairs in units of 2**-1074 (so a corpus
+    mean is exactly `statistics.mean`); `references`/`candidates`: the lower-cased raw triples of `Exact_match`."""
 
     n_references: int
     n_candidates: int
