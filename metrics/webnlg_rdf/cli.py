@@ -1,9 +1,6 @@
-"""`benchscore webnlg REF.xml CAND.xml [OUT.json]`: a drop-in for the official `Evaluation_script_json.py`,
-and `benchscore compare webnlg` (bootstrap intervals of one system, a paired test of two).
-
-OUT.json gets exactly the official structure (same keys, same order, one line), so it diffs against
-an official output; stdout gets a readable table (or, with --json, the result with the signature and
-any breakdown, which are not part of the official structure). Both commands read through `files.py`.
+"""`benchscore webnlg REF.xml CAND.xml [OUT.json]`: a drop-in for the official `Evaluation_script_json.py`
+(OUT.json gets exactly the official structure, one line; stdout a table, or with --json the result with
+its signature and breakdowns), and `benchscore compare webnlg`. Both read through `files.py`.
 """
 
 import json
@@ -15,6 +12,7 @@ from benchscore.core.readers import at_line
 from benchscore.webnlg_rdf import files
 from benchscore.webnlg_rdf import significance
 from benchscore.webnlg_rdf.scoring import KINDS
+from benchscore.webnlg_rdf.scoring import RATES
 from benchscore.webnlg_rdf.scoring import SCHEMES
 from benchscore.webnlg_rdf.scoring import aggregate
 from benchscore.webnlg_rdf.scoring import breakdown
@@ -31,13 +29,8 @@ def add_arguments(parser):
     parser.add_argument("candidate", help=CANDIDATE_HELP)
     parser.add_argument("output", nargs="?", help="write the official JSON structure here (one line, as the official script)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON (with signature and breakdowns) instead of a table")
-    parser.add_argument(
-        "--by",
-        action="append",
-        choices=("category", "size"),
-        default=[],
-        help="extension: also report per reference category / per size (number of reference triples); repeatable",
-    )
+    parser.add_argument("--by", action="append", choices=("category", "size"), default=[], help="extension: also "
+                        "report per reference category / per size (number of reference triples); repeatable")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
 
@@ -65,33 +58,26 @@ def score_files(reference_path, candidate_path, by=(), progress=False, time_limi
     return result
 
 
-def _fmt(value):
-    return f"{value:.4f}"
-
-
-def _block(lines, title, scores):
-    lines.append(title)
-    for scheme in SCHEMES:
-        s = scores[scheme]
-        lines.append(f"  {scheme:<20}{_fmt(s['Precision']):>8}{_fmt(s['Recall']):>8}{_fmt(s['F1']):>8}"
-                     + "".join(f"{s[name]:>10}" for name in COUNTS))
+def _row(label, scores, counts=()):
+    return (f"{label:<22}" + "".join(f"{scores[rate]:>8.4f}" for rate in RATES)
+            + "".join(f"{scores[name]:>10}" for name in counts))
 
 
 def format_table(result, by=()):
     """A plain-text table of the official numbers (then of each breakdown)."""
     lines = [f"{'':<22}{'P':>8}{'R':>8}{'F1':>8}" + "".join(f"{name:>10}" for name in COUNTS)]
-    _block(lines, "Total_scores", result["Total_scores"])
-    for tag, scores in result["Scores_per_tag"].items():
-        _block(lines, f"Scores_per_tag {tag}", scores)
-    em = result["Exact_match"]
-    lines.append(f"{'Exact_match':<22}{_fmt(em['Precision']):>8}{_fmt(em['Recall']):>8}{_fmt(em['F1']):>8}")
+    per_tag = {f"Scores_per_tag {tag}": scores for tag, scores in result["Scores_per_tag"].items()}
+    for title, scores in {"Total_scores": result["Total_scores"], **per_tag}.items():
+        lines.append(title)
+        lines.extend(_row(f"  {scheme}", scores[scheme], COUNTS) for scheme in SCHEMES)
+    lines.append(_row("Exact_match", result["Exact_match"]))
     for key in by:
         lines.append("")
         lines.append(f"Extension (not in the official script): Total_scores F1 per {key}")
         lines.append(f"  {key:<28}" + "".join(f"{scheme:>10}" for scheme in SCHEMES) + f"{'Exact_match':>13}")
         for group, sub in result[f"extension_per_{key}"].items():
-            lines.append(f"  {str(group):<28}" + "".join(f"{_fmt(sub['Total_scores'][scheme]['F1']):>10}" for scheme in SCHEMES)
-                         + f"{_fmt(sub['Exact_match']['F1']):>13}")
+            f1s = "".join(f"{sub['Total_scores'][scheme]['F1']:>10.4f}" for scheme in SCHEMES)
+            lines.append(f"  {str(group):<28}{f1s}{sub['Exact_match']['F1']:>13.4f}")
     return "\n".join(lines)
 
 

@@ -1,16 +1,12 @@
 """WebNLG XML files -> validated entries and per-entry statistics: the one read path of this benchmark
-(the CLI, `benchscore compare webnlg`, the loader and the Space all read through it).
+(the CLI, `benchscore compare webnlg`, the loader and the Space).
 
-Read as the official scorer reads them (`BeautifulSoup(fp, "lxml")`, `benchmark > entries > entry`):
-per entry the *first* `<modifiedtripleset>` and all its `<mtriple>` texts (references), or the first
-`<generatedtripleset>` and all its `<gtriple>` texts (candidates; `<generatedtripleset/>` is none);
-a text is the element's whole text, entities decoded, white space kept. Entries pair **by position**
-(`eid` and `category` are ignored, as by the official). Safety, in this one place: files above
-`MAX_XML_BYTES` are refused before parsing, the text is read by `core.readers` (UTF-8 checked with
-its line, a BOM dropped), and expat refuses entity declarations, external entities and external
-DTDs. Like the official's HTML parser, a bare `&` is text (CycleGT's `College_of_William_&_Mary`),
-HTML named entities (`&eacute;`) are decoded and tag names are case-insensitive. Every error is
-`FILE:LINE: what was found; what was expected`, at expat's line or the entry's or triple's line.
+Read as the official scorer reads them (`BeautifulSoup(fp, "lxml")`): per entry the *first*
+`<modifiedtripleset>`'s `<mtriple>` texts (references) or `<generatedtripleset>`'s `<gtriple>` texts
+(candidates), whole, entities decoded, white space kept; entries pair **by position** (eids unused).
+Like that HTML parser, a bare `&` is text (CycleGT's `College_of_William_&_Mary`), HTML named
+entities are decoded and tag names are case-insensitive. Safety (size limit, UTF-8, no entity
+declarations, external entities or DTDs) is all here; every error is `FILE:LINE: ...`.
 """
 
 import html.entities
@@ -18,6 +14,7 @@ import os
 import re
 import time
 import xml.etree.ElementTree as ET
+from functools import partial
 from xml.parsers import expat
 
 from benchscore import data
@@ -51,14 +48,12 @@ class _Refused(Exception):
     pass
 
 
-def _refuse(what):
-    def handler(*args):
-        raise _Refused(what)
-
-    return handler
+def _refuse(what, *_):
+    raise _Refused(what)
 
 
-def _read_text(path):
+def parse_xml(path):
+    """(root element, {element: its line}) of an XML file parsed safely; tag names lower-cased."""
     size = os.path.getsize(path)
     if size > MAX_XML_BYTES:
         raise at_line(path, 1, f"the file has {size:,} bytes; expected at most {MAX_XML_BYTES:,} "
@@ -66,18 +61,12 @@ def _read_text(path):
     text = "\n".join(line for _, line in iter_lines(path))  # XML reads CRLF as LF anyway
     if not text.strip():
         raise at_line(path, 1, "the file is empty; expected a WebNLG XML file (<benchmark><entries><entry>...)")
-    return text
-
-
-def parse_xml(path):
-    """(root element, {element: its line}) of an XML file parsed safely; tag names lower-cased."""
-    text = _read_text(path)
     builder, lines = ET.TreeBuilder(), {}
     parser = expat.ParserCreate()
     parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)  # never read an external DTD
-    parser.EntityDeclHandler = _refuse("an entity declaration (<!ENTITY ...>)")
-    parser.UnparsedEntityDeclHandler = _refuse("an unparsed entity declaration")
-    parser.ExternalEntityRefHandler = _refuse("an external entity reference")
+    parser.EntityDeclHandler = partial(_refuse, "an entity declaration (<!ENTITY ...>)")
+    parser.UnparsedEntityDeclHandler = partial(_refuse, "an unparsed entity declaration")
+    parser.ExternalEntityRefHandler = partial(_refuse, "an external entity reference")
 
     def start(tag, attributes):
         lines[builder.start(tag.lower(), attributes)] = parser.CurrentLineNumber

@@ -7,6 +7,8 @@ parsing, pairing and `FILE:LINE:` errors as the CLI and the Space).
 
 from benchscore.webnlg_rdf import files
 
+_ROW_KEYS = {"references": "triples"}  # column -> key of `files.read_references`'s rows, where they differ
+
 
 def dataset_features(with_predictions=True):
     """The explicit `datasets.Features` of `load_dataset`'s rows. (`datasets` is imported here, not at
@@ -32,17 +34,12 @@ def load_dataset(references_path, candidates_path=None):
     from datasets import Dataset
 
     if candidates_path is None:
-        references = files.read_references(references_path)
+        references, candidates = files.read_references(references_path), None
     else:
         references, candidates = files.read_pair(references_path, candidates_path)
-    columns = {
-        "eid": [row["eid"] for row in references],
-        "category": [row["category"] for row in references],
-        "size": [row["size"] for row in references],
-        "references": [row["triples"] for row in references],
-        "lexicalisations": [row["lexicalisations"] for row in references],
-    }
-    if candidates_path is not None:
+    features = dataset_features(with_predictions=candidates is not None)
+    columns = {name: [row[_ROW_KEYS.get(name, name)] for row in references]
+               for name in features if name != "predictions"}
+    if candidates is not None:
         columns["predictions"] = [row["triples"] for row in candidates]
-    features = dataset_features(with_predictions=candidates_path is not None)
     return Dataset.from_dict({name: columns[name] for name in features}, features=features)

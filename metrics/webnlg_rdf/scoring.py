@@ -1,39 +1,13 @@
 """WebNLG+ 2020 text-to-RDF scoring, exactly as the official evaluation script.
 
 Official scorer: `Evaluation_script_json.py` of WebNLG/WebNLG-Text-to-triples (6a40950) with its
-pinned nltk 3.4.5 and nervaluate 0.1.7. This is a re-implementation from the functional description
-in the project's spec (the official code is GPL and is not used); every quirk that moves a published
-number is reproduced, and each is named where it happens ("quirk: ...").
-
-Two steps, sacrebleu-style:
-
-1. `item_stats(references, candidates)` scores one entry: all k x k (reference, candidate) pairs
-   (k = max(#references, #candidates); the shorter side is padded with empty triples), then the
-   assignment the official `itertools.permutations` loop selects, found by an exact pruned search
-   instead of k! enumeration. The selected pairs' counts and exact rate sums are kept.
-2. `aggregate(stats)` turns any list of `ItemStats` into the official JSON structure, so slices,
-   streaming, merging and bootstrap resampling never re-score.
-
-Per pair (the SemEval 2013 entity measures over subject/predicate/object token spans):
-
-    possible = correct + incorrect + partial + missed
-    actual   = correct + incorrect + partial + spurious
-    Strict, Exact:     P = correct / actual,                 R = correct / possible
-    Ent_type, Partial: P = (correct + 0.5 partial) / actual, R = (correct + 0.5 partial) / possible
-    F1 = 2 P R / (P + R)          (each is the int 0 when its denominator is 0)
-    pair score = mean(F1 of the four schemes)
-
-Corpus: counts are sums over all selected pairs of all entries (padded pairs included); P, R and
-F1 are `statistics.mean`s of the per-pair values over those pairs (F1 is not the harmonic mean of
-the reported P and R). `Exact_match` is sklearn's macro P/R/F1 over every distinct lower-cased raw
-triple string, entries being the samples.
-
-Bad input gets a `ValueError` naming the example and the triple (`EntryError`, or `TypeError` for
-a wrong type), never a guessed number: the inputs on which the official script crashes (2-part
-triples; against padding, a candidate without exactly 3 parts; the word-alignment crash of repeated
-tokens) and entries beyond the limits (`MAX_*` below: an entry the official would need k!
-permutations for). Official behaviours that surprise and change a number are reproduced and warned
-(`quirks`): a triple without ' | ' (an empty candidate, a padding reference), parts beyond the third.
+pinned nltk 3.4.5 and nervaluate 0.1.7, re-implemented from the spec's functional description (the
+official code is GPL and is not used). Every quirk that moves a published number is reproduced and
+named where it happens ("quirk: "), and warned where it would surprise (`quirks`); the card (README.md)
+gives the formulas, quirks and limits. `item_stats` scores one entry (all k x k pairs, padded, then the
+official loop's assignment, found by an exact search); `aggregate` turns any list of them into the
+official JSON structure. Bad input gets an `EntryError` naming the example and the triple, or a
+`TypeError` for a wrong type, never a guessed number.
 
     >>> result = score([["Alan_Bean | occupation | Test_pilot"]], [["Alan_Bean | occupation | Test_pilot"]])
     >>> result["Total_scores"]["Exact"]["F1"], result["Exact_match"]["F1"]
@@ -79,13 +53,10 @@ COST_STATE = 2  # per assignment search state and triple slot
 
 
 def signature(breakdown=False):
-    """`webnlg_rdf|version:…|benchscore:…|…`: every setting that changes a number, defaults included."""
-    # The scorer has one behaviour (the official one); the tokenizer and nervaluate semantics are
-    # named so that a future fixed variant is visibly not comparable.
-    return (
-        f"webnlg_rdf|version:{VERSION}|benchscore:{benchscore.__version__}|tokenizer:nltk-3.4.5-punkt"
-        f"|counting:nervaluate-0.1.7|breakdown:{'yes' if breakdown else 'no'}"
-    )
+    """`webnlg_rdf|version:…|benchscore:…|…`: every setting that changes a number, defaults included. The scorer
+    has one behaviour; its tokenizer and nervaluate semantics are named so that a fixed variant is not comparable."""
+    return (f"webnlg_rdf|version:{VERSION}|benchscore:{benchscore.__version__}|tokenizer:nltk-3.4.5-punkt"
+            f"|counting:nervaluate-0.1.7|breakdown:{'yes' if breakdown else 'no'}")
 
 SCHEMES = ("Ent_type", "Partial", "Strict", "Exact")  # output order
 TAGS = ("Subjects", "Predicates", "Objects")  # output names of the span labels SUB, PRED, OBJ
@@ -110,14 +81,10 @@ def normalise(triple):
     stripped; only the last part (the object) loses a trailing parenthetical, cut at the first " (".
     (The official uses the `regex` package for two of these patterns; on them stdlib `re` matches the
     same: ASCII ranges, and white space is already folded to single spaces.)"""
-    text = _CAMEL.sub(r"\1 \2", triple).lower().replace("_", " ")
-    text = _SPACES.sub(" ", text)
-    parts = text.split(" | ")
-    match = _TRAILING_PARENS.match(parts[-1])
-    if match:
-        parts[-1] = match.group(1)
-        text = " | ".join(parts)
-    return text
+    text = _SPACES.sub(" ", _CAMEL.sub(r"\1 \2", triple).lower().replace("_", " "))
+    last = text.split(" | ")[-1]
+    match = _TRAILING_PARENS.match(last)
+    return text[: len(text) - len(last)] + match.group(1) if match else text
 
 
 # -- 2. Tokens of one element -----------------------------------------------------------------
@@ -179,14 +146,11 @@ def _longest_common_run(ref, cand):
 
 def _align(ref, cand, found_number=1, length=None, unmarked=None):
     """Mark aligned n-grams in place: ref tokens become FOUNDREF-<n>-<ref pos>, candidate tokens
-    FOUNDCAND-<n>-<ref pos>. Written as the official recursion, stale n-gram lists and all: in every
-    run that completes it equals the iterative greedy loop, and this form also detects the runs
-    where the official crashes (a stale n-gram still in the reference but gone from the candidate).
-
-    Shortcuts that change no mark (checked against the plain transcription on random inputs, crashes
-    included): `unmarked` counts the reference's tokens not yet marked (markers never equal a
-    lower-cased token), so an n-gram whose first token is not among them is skipped without a search;
-    the top call starts at the longest common run, since longer lengths find and change nothing."""
+    FOUNDCAND-<n>-<ref pos>. Written as the official recursion, stale n-gram lists and all, so that the
+    runs where the official crashes (a stale n-gram still in the reference, gone from the candidate)
+    are detected. Shortcuts that change no mark (checked against the plain transcription on random
+    inputs): `unmarked` counts the reference tokens not yet marked, so an n-gram whose first token is
+    not among them is skipped unsearched; the top call starts at the longest common run."""
     if unmarked is None:
         unmarked = Counter(ref)
         length = _longest_common_run(ref, cand)
@@ -221,22 +185,18 @@ def _element_spans(ref, cand, ref_label, cand_label):
     The official overwrites before/after-linked candidate tokens in place with FOUNDCAND-<n>-LINKED;
     the swap's PRED quirk sees them, so the linked list is returned."""
     found_at = [i for i, token in enumerate(cand) if token.startswith("FOUNDCAND")]
+    # Nothing aligned: one span a side (none for an empty side).
+    if not found_at and not ref:  # only candidate tokens (an empty pair gives the span [0, -1])
+        return False, (), ((cand_label, 0, len(cand) - 1),), len(cand), tuple(cand)
+    if not found_at and not cand:  # quirk: the official's `total` is then [span dict], of length 1
+        return False, ((ref_label, 0, len(ref) - 1),), (), 1, tuple(cand)
     if not found_at:
-        return _unaligned_spans(ref, cand, ref_label, cand_label)
+        spans = ((ref_label, 0, len(ref) - 1),), ((cand_label, len(ref), len(ref) + len(cand) - 1),)
+        return (False, *spans, len(ref) + len(cand), tuple(cand))
     before, after, unlinked, linked = _link(ref, cand, found_at[0], found_at[-1])
     total = before + list(ref) + after + unlinked
     ref_spans = ((ref_label, len(before), len(before) + len(ref) - 1),)
     return True, ref_spans, _candidate_spans(total, cand_label), len(total), linked
-
-
-def _unaligned_spans(ref, cand, ref_label, cand_label):
-    """`getrefdict` when no candidate token was aligned: one span a side (none for an empty side)."""
-    if not ref:  # only candidate tokens (an empty pair gives the span [0, -1])
-        return False, (), ((cand_label, 0, len(cand) - 1),), len(cand), tuple(cand)
-    if not cand:  # quirk: the official's `total` is then [span dict], of length 1
-        return False, ((ref_label, 0, len(ref) - 1),), (), 1, tuple(cand)
-    spans = ((ref_label, 0, len(ref) - 1),), ((cand_label, len(ref), len(ref) + len(cand) - 1),)
-    return (False, *spans, len(ref) + len(cand), tuple(cand))
 
 
 def _link(ref, cand, first, last):
@@ -300,7 +260,8 @@ def _mark(ref, cand, gram, ref_start, found_number, unmarked):
 
 @lru_cache(maxsize=1 << 15)  # the same element pairs recur across pairs and entries; ~0.6 kB each
 def _aligned_spans(ref_tokens, cand_tokens, ref_label, cand_label):
-    """Align two elements' tokens, then `_element_spans`; plus the aligned reference tokens."""
+    """Align two elements' tokens, then `_element_spans` (found, reference spans, candidate spans,
+    len(total), linked candidate tokens), plus the aligned reference tokens."""
     ref, cand = list(ref_tokens), list(cand_tokens)
     _align(ref, cand)
     return (*_element_spans(ref, cand, ref_label, cand_label), tuple(ref))
@@ -331,11 +292,6 @@ _REF, _CAND, _SWAP = 0, 1, 2  # which side's token filter (`_element_tokens`)
 _LABELS = (SUB, PRED, OBJ)
 
 
-def _spans(ref_tokens, cand_tokens, ref_label, cand_label):
-    """(found, reference spans, candidate spans, len(total)) of one element pair, from offset 0."""
-    return _aligned_spans(ref_tokens, cand_tokens, ref_label, cand_label)[:4]
-
-
 def _pair_spans(ref, cand):
     """Reference and candidate spans of one normalised pair: main pass, then the swap attempts.
     Each element's spans are shifted by the element's base (the previous elements' len(total))."""
@@ -343,33 +299,31 @@ def _pair_spans(ref, cand):
     ref_tok = [_element_tokens(e) for e in ref_elements]
     cand_tok = [_element_tokens(e) for e in cand_elements]
     # Main pass: element against element, same labels.
-    results = [_spans(ref_tok[e][_REF], cand_tok[e][_CAND], label, label) for e, label in enumerate(_LABELS)]
+    results = [_aligned_spans(ref_tok[e][_REF], cand_tok[e][_CAND], label, label) for e, label in enumerate(_LABELS)]
     results, bases = _swapped(ref_tok, cand_tok, results)
-    true_spans = [(label, start + base, end + base) for (_, spans, _, _), base in zip(results, bases)
-                  for label, start, end in spans]
-    pred_spans = [(label, start + base, end + base) for (_, _, spans, _), base in zip(results, bases)
-                  for label, start, end in spans]
-    return true_spans, pred_spans
+    return [[(label, start + base, end + base) for result, base in zip(results, bases)
+             for label, start, end in result[side]] for side in (1, 2)]  # (reference, candidate) spans
 
 
 def _swap(ref_tok, cand_tok, a, b):
     """Elements a and b aligned crosswise (swap-side tokens): the two results if either found a match."""
-    first = _spans(ref_tok[a][_SWAP], cand_tok[b][_SWAP], _LABELS[a], _LABELS[b])
-    second = _spans(ref_tok[b][_SWAP], cand_tok[a][_SWAP], _LABELS[b], _LABELS[a])
+    first = _aligned_spans(ref_tok[a][_SWAP], cand_tok[b][_SWAP], _LABELS[a], _LABELS[b])
+    second = _aligned_spans(ref_tok[b][_SWAP], cand_tok[a][_SWAP], _LABELS[b], _LABELS[a])
     return (first, second) if first[0] or second[0] else None
 
 
 def _swapped(ref_tok, cand_tok, results):
     """The official swap attempts after the main pass: (element results, their bases). The first
     attempt that finds a match replaces the main pass's results for its two elements."""
-    (found_s, *_, len_s), (found_p, *_, len_p), (found_o, *_) = results
+    (found_s, *_), (found_p, *_), (found_o, *_) = results
+    len_s, len_p = results[0][3], results[1][3]  # each element's len(total)
     # Swap 1: subject <-> object, when neither was found.
     if not found_s and not found_o and (hit := _swap(ref_tok, cand_tok, 0, 2)):
         first, second = hit
         # Quirk: PRED is recomputed from the object/subject token lists just used (as their
         # alignment and linking left them, no new alignment), both labels PRED.
         *_, cand_sub, ref_obj = _aligned_spans(ref_tok[2][_SWAP], cand_tok[0][_SWAP], OBJ, SUB)
-        return [first, _element_spans(ref_obj, cand_sub, PRED, PRED)[:4], second], (0, first[3], first[3] + len_p)
+        return [first, _element_spans(ref_obj, cand_sub, PRED, PRED), second], (0, first[3], first[3] + len_p)
     # Swap 2: subject <-> predicate. Quirk: guarded by "nothing switched" only, so it also runs when
     # swap 1 was tried and found nothing; the object keeps its main-pass base.
     if not found_s and not found_p and (hit := _swap(ref_tok, cand_tok, 0, 1)):
@@ -389,42 +343,31 @@ _OVERLAP_SAME_LABEL = (CORRECT, PARTIAL, INCORRECT, INCORRECT)
 _OVERLAP_OTHER_LABEL = (INCORRECT, PARTIAL, INCORRECT, INCORRECT)
 
 
-def _slots(group, outcomes):
-    """Flat `counts` indices that one span outcome increments in one group."""
-    return tuple((group * 4 + scheme) * 5 + kind for scheme, kind in enumerate(outcomes))
-
-
-_SPURIOUS_SLOTS = sum((_slots(group, (SPURIOUS,) * 4) for group in range(len(GROUPS))), ())
-_OUTCOME_SLOTS = {  # (outcome, true label) -> indices in the total group and in the label's group
-    (outcome, label): _slots(0, outcome) + _slots(group, outcome)
-    for outcome in (_EXACT_HIT, _SAME_BOUNDS_OTHER_LABEL, _OVERLAP_SAME_LABEL, _OVERLAP_OTHER_LABEL, (MISSED,) * 4)
-    for label, group in _TAG_GROUP.items()
-}
+_MISSED, _SPURIOUS = (MISSED,) * 4, (SPURIOUS,) * 4
 
 
 def _count(true_spans, pred_spans):
     """nervaluate 0.1.7 `compute_metrics` for one document: counts[group][scheme][kind] as a flat list
-    (group 0 = all tags, then SUB, PRED, OBJ)."""
-    counts = [0] * _N_COUNTS
-    booked = []
-    hit = set()
+    (group 0 = all tags, then SUB, PRED, OBJ). An outcome is booked under the true span's label."""
+    booked, hit = [], set()  # (outcome, its groups)
     for pred in pred_spans:
-        outcome = _outcome(pred, true_spans)
-        if outcome is None:  # quirk (0.1.7): a spurious prediction is spurious for every tag
-            for slot in _SPURIOUS_SLOTS:
-                counts[slot] += 1
-            continue
-        hit.add(outcome[1])
-        booked.append((outcome[0], outcome[1][0]))  # booked under the true span's label
-    booked.extend(((MISSED,) * 4, true[0]) for true in true_spans if true not in hit)
-    for outcome_label in booked:
-        for slot in _OUTCOME_SLOTS[outcome_label]:
-            counts[slot] += 1
+        outcome, true = _outcome(pred, true_spans)
+        if true is None:  # quirk (0.1.7): a spurious prediction is spurious for every tag
+            booked.append((_SPURIOUS, range(len(GROUPS))))
+        else:
+            hit.add(true)
+            booked.append((outcome, (0, _TAG_GROUP[true[0]])))
+    booked.extend((_MISSED, (0, _TAG_GROUP[true[0]])) for true in true_spans if true not in hit)
+    counts = [0] * _N_COUNTS
+    for outcome, groups in booked:
+        for group in groups:
+            for scheme, kind in enumerate(outcome):
+                counts[(group * 4 + scheme) * 5 + kind] += 1
     return counts
 
 
 def _outcome(pred, true_spans):
-    """(outcome, the true span it hits) of one predicted span, or None when it is spurious."""
+    """(outcome, the true span it hits) of one predicted span; (None, None) when it is spurious."""
     if pred in true_spans:
         return _EXACT_HIT, pred
     label, start, end = pred
@@ -436,19 +379,7 @@ def _outcome(pred, true_spans):
         # overlaps anything. A true span may be hit by several predictions.
         if max(start, true_start) < min(end, true_end):
             return (_OVERLAP_SAME_LABEL if label == true[0] else _OVERLAP_OTHER_LABEL), true
-    return None
-
-
-@lru_cache(maxsize=1 << 12)  # few distinct count tuples
-def _rates(correct, incorrect, partial, missed, spurious, half_partial):
-    """nervaluate's P and R, then the script's F1; the int 0 where a denominator is 0."""
-    possible = correct + incorrect + partial + missed
-    actual = correct + incorrect + partial + spurious
-    matched = correct + 0.5 * partial if half_partial else correct
-    precision = matched / actual if actual > 0 else 0
-    recall = matched / possible if possible > 0 else 0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall != 0 else 0
-    return precision, recall, f1
+    return None, None
 
 
 class PairResult(NamedTuple):
@@ -462,9 +393,16 @@ class PairResult(NamedTuple):
 
 @lru_cache(maxsize=1 << 12)  # pairs repeat the same count patterns (e.g. all missed and spurious)
 def _pair_rates(counts):
+    """Per group and scheme, nervaluate's P and R, then the script's F1; the int 0 where a denominator is 0."""
     rates = []
     for at in range(0, len(counts), 5):
-        rates.extend(_rates(*counts[at : at + 5], at % 20 < 10))  # half_partial for Ent_type, Partial
+        correct, incorrect, partial, missed, spurious = counts[at : at + 5]
+        possible = correct + incorrect + partial + missed
+        actual = correct + incorrect + partial + spurious
+        matched = correct + 0.5 * partial if at % 20 < 10 else correct  # half credit: Ent_type, Partial
+        precision = matched / actual if actual > 0 else 0
+        recall = matched / possible if possible > 0 else 0
+        rates += (precision, recall, 2 * precision * recall / (precision + recall) if precision + recall != 0 else 0)
     return tuple(rates)
 
 
@@ -493,10 +431,7 @@ def best_assignment(scores):
 def search_states(scores):
     """The most states `search_assignment` can visit: prod(copies + 1) over groups of equal columns
     (2^k when all k columns differ). `item_stats` refuses entries above `MAX_SEARCH_STATES`."""
-    states = 1
-    for copies in Counter(zip(*scores)).values():
-        states *= copies + 1
-    return states
+    return math.prod(copies + 1 for copies in Counter(zip(*scores)).values())
 
 
 def official_assignment(scores):
@@ -513,53 +448,38 @@ def official_assignment(scores):
 
 def search_assignment(scores):
     """`best_assignment` by a pruned depth-first search: the same permutation as the official loop
-    (for scores in [0, 1], as pair scores are).
-
-    Exactness. Depth-first search over rows in order, columns in increasing order, accepting a leaf
-    only if its float sum (accumulated in the same order as the official) is > the best so far:
-    without pruning that *is* the official loop. The pruning never removes the answer:
-    - h(used) is the optimum of the remaining rows over the unused columns (a memoised DP over
-      column sets). A float sum of k values in [0, 1] is within k^2 * 2^-53 of the exact sum, and
-      h's own rounding is as small, so no completion of a prefix with float sum p exceeds
-      p + h(used) + _EPS; and the float optimum is >= h(nothing) - _EPS. A prefix with
-      p + h(used) + _EPS < max(best, h(nothing) - _EPS) therefore holds no optimal permutation.
-    - Two unused columns whose values are equal in every row are interchangeable: a permutation
-      that uses the later one first has a twin, earlier in lexicographic order, with the same values
-      in the same order, hence the same float sum. So only the first unused of equal columns is tried.
-    - A state (used columns, float prefix sum) seen before was reached by an earlier prefix; every
-      completion of the new one has a twin completion there with the same float sum, which was
-      explored or pruned by a bound that is no weaker now. So a repeated state is skipped.
-    - When h(used) == 0 every completion adds only zeros: the first one (unused columns in order)
-      is taken.
-    Cost: the DP has at most 2^(distinct columns) x prod(#copies + 1) states -- for WebNLG
-    (<= 7 distinct references plus identical padding columns) a few thousand at most.
+    (for scores in [0, 1], as pair scores are). Rows in order, columns in increasing order, a leaf
+    accepted only if its float sum (in the official order) is > the best so far: unpruned, that *is*
+    the official loop. Why each cut never removes the answer:
+    - h(used), the optimum of the remaining rows over the unused columns (a memoised DP), is within
+      _EPS of the float sums (k values in [0, 1] round by at most k^2 * 2^-53), so a prefix with float
+      sum p and p + h(used) + _EPS < max(best, h(nothing) - _EPS) holds no optimal permutation.
+    - Of unused columns equal in every row only the first is tried: a permutation using a later one
+      first has an earlier twin with the same values in the same order, hence the same float sum.
+    - A repeated state (used columns, float prefix sum) is skipped: its completions have twins, with
+      the same sums, under the earlier prefix, explored or pruned by a bound no weaker than now.
+    - When h(used) == 0 every completion adds zeros: the first (unused columns in order) is taken.
+    The DP has at most 2^(distinct columns) x prod(#copies + 1) states (`search_states`).
     """
     k = len(scores)
     if k == 0:
         return ()
     columns = [tuple(row[j] for row in scores) for j in range(k)]
     earlier_twins = [sum(1 << i for i in range(j) if columns[i] == columns[j]) for j in range(k)]
-    same_rows_from = [False] * k  # rows d.. are all equal: the remaining optimum is a plain sum
-    for d in range(k - 1, -1, -1):
-        same_rows_from[d] = d == k - 1 or (scores[d] == scores[d + 1] and same_rows_from[d + 1])
+    same_rows_from = [all(row == scores[-1] for row in scores[d:]) for d in range(k)]  # then h is a plain sum
 
     def choices(used):
         """Unused columns, first of each group of equal columns only, in increasing order."""
         return [j for j in range(k) if not used >> j & 1 and used & earlier_twins[j] == earlier_twins[j]]
 
-    optimum_rest = {}
-
+    @lru_cache(maxsize=None)
     def h(used):
-        if used not in optimum_rest:
-            row = bin(used).count("1")
-            if row == k:
-                value = 0.0
-            elif same_rows_from[row]:
-                value = sum(scores[row][j] for j in range(k) if not used >> j & 1)
-            else:
-                value = max(scores[row][j] + h(used | 1 << j) for j in choices(used))
-            optimum_rest[used] = value
-        return optimum_rest[used]
+        row = bin(used).count("1")
+        if row == k:
+            return 0.0
+        if same_rows_from[row]:
+            return sum(scores[row][j] for j in range(k) if not used >> j & 1)
+        return max(scores[row][j] + h(used | 1 << j) for j in choices(used))
 
     floor = h(0) - _EPS
     best_sum, best = -1.0, None
@@ -601,12 +521,9 @@ def _exact(value):
 @dataclass(frozen=True)
 class ItemStats:
     """Everything the corpus numbers need from one entry, computed once (resample these freely).
-
-    `counts` and `rate_sums` are flat, in the order [group][scheme][kind or rate] with groups
-    (Total, Subjects, Predicates, Objects), schemes `SCHEMES`, kinds `KINDS`, rates `RATES`;
-    `rate_sums` are exact sums over the selected pairs in units of 2**-1074 (so a corpus mean is
-    exactly `statistics.mean`). `references`/`candidates` are the sets of lower-cased raw triple
-    strings that `Exact_match` uses."""
+    `counts` and `rate_sums` are flat, [group][scheme][kind or rate] in the order of `GROUPS`, `SCHEMES`,
+    `KINDS`, `RATES`; `rate_sums` are exact sums over the selected pairs in units of 2**-1074 (so a corpus
+    mean is exactly `statistics.mean`); `references`/`candidates`: the lower-cased raw triples of `Exact_match`."""
 
     n_references: int
     n_candidates: int
@@ -632,6 +549,9 @@ class EntryError(InputError):
         self.side, self.triple = side, triple
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")  # what UTF-8 cannot encode
+
+
 def _where(example):
     return "" if example is None else f"example {example}: "
 
@@ -646,7 +566,7 @@ def _check_list(triples, side, example):
         if not isinstance(triple, str):
             raise TypeError(f"{where}{side}s[{i}] is {type(triple).__name__} {triple!r:.80}; "
                             "expected a 'subject | predicate | object' string")
-        if not triple.isascii() and not _is_unicode(triple):
+        if not triple.isascii() and _SURROGATE.search(triple):
             raise EntryError(f"{where}{side} triple {i} {triple!r:.80} holds a lone surrogate; expected valid "
                              "Unicode text", side, i)
         if len(triple) > MAX_TRIPLE_CHARS:
@@ -655,14 +575,6 @@ def _check_list(triples, side, example):
     if len(triples) > MAX_TRIPLES:
         raise EntryError(f"{where}{len(triples)} {side} triples in one entry; expected at most {MAX_TRIPLES} "
                          "(a limit of this scorer: the official script would try k! assignments)", side)
-
-
-def _is_unicode(text):
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _check_elements(normalised, side, example):
@@ -675,16 +587,6 @@ def _check_elements(normalised, side, example):
                                  f"expected at most {MAX_ELEMENT_TOKENS} (a limit of this scorer)", side, i)
 
 
-def _check_pairs(refs, cands, example):
-    """At most `MAX_PAIRS` distinct (reference, candidate) pairs to score, padding included."""
-    distinct_refs = len(set(refs) | ({""} if len(cands) > len(refs) else set()))
-    distinct_cands = len(set(cands) | ({""} if len(refs) > len(cands) else set()))
-    if distinct_refs * distinct_cands > MAX_PAIRS:
-        raise EntryError(f"{_where(example)}{distinct_refs} distinct reference x {distinct_cands} distinct candidate "
-                         f"triples (padding included) make {distinct_refs * distinct_cands} pairs to score; expected "
-                         f"at most {MAX_PAIRS} (a limit of this scorer)")
-
-
 def check_entry(references, candidates, example=None):
     """Refuses what cannot be scored, before any scoring: `TypeError` for what is not a list of
     strings, `EntryError` beyond the limits. Returns the normalised triples (references, candidates)."""
@@ -693,7 +595,12 @@ def check_entry(references, candidates, example=None):
     refs, cands = [normalise(t) for t in references], [normalise(t) for t in candidates]
     _check_elements(refs, "reference", example)
     _check_elements(cands, "candidate", example)
-    _check_pairs(refs, cands, example)
+    distinct_refs = len(set(refs) | ({""} if len(cands) > len(refs) else set()))  # padding included
+    distinct_cands = len(set(cands) | ({""} if len(refs) > len(cands) else set()))
+    if distinct_refs * distinct_cands > MAX_PAIRS:
+        raise EntryError(f"{_where(example)}{distinct_refs} distinct reference x {distinct_cands} distinct candidate "
+                         f"triples (padding included) make {distinct_refs * distinct_cands} pairs to score; expected "
+                         f"at most {MAX_PAIRS} (a limit of this scorer)")
     return refs, cands
 
 
@@ -754,25 +661,25 @@ def quirks(references, candidates, refs, cands):
     (reproduced, and reported as warnings): triples without ' | ', candidate tokens of several
     punctuation marks (the quote asymmetry), and parts beyond the third.
     Returns (side, triple index, message) for each; `refs`/`cands` are the normalised triples."""
-    found = []
-    for side, raw, normalised in (("reference", references, refs), ("candidate", candidates, cands)):
-        for i, triple in enumerate(normalised):
-            parts = len(triple.split(" | "))
-            if parts == 1 and side == "reference":
-                found.append((side, i, f"reference triple {i} {raw[i]!r:.80} has no ' | ' separator: it counts "
-                                       "as padding (as in the official script)"))
-            elif parts == 1 and refs:
-                found.append((side, i, f"candidate triple {i} {raw[i]!r:.80} has no ' | ' separator: it counts "
-                                       "as an empty triple (as in the official script)"))
-            elif side == "candidate" and _unmatchable(triple):
-                found.append((side, i, f"candidate triple {i} {raw[i]!r:.80} has a token made of several punctuation "
-                                       "marks (e.g. a quote, which the tokenizer turns into `` or ''): references never "
-                                       "keep such tokens, so its element cannot match exactly (as in the official script)"))
-            if parts > 3:
-                found.append((side, i, f"{side} triple {i} {raw[i]!r:.80} has {parts} ' | '-separated parts: the "
-                                       "parts beyond the third are ignored where it is scored against a real triple "
-                                       "(as in the official script)"))
-    return tuple(found)
+    return tuple((side, i, f"{side} triple {i} {raw[i]!r:.80} has {what} (as in the official script)")
+                 for side, raw, normalised in (("reference", references, refs), ("candidate", candidates, cands))
+                 for i, triple in enumerate(normalised) for what in _quirks_met(side, triple, bool(refs)))
+
+
+def _quirks_met(side, triple, has_references):
+    """What `quirks` reports of one normalised triple, each as the end of "<side> triple <i> <text> has ..."."""
+    parts, met = len(triple.split(" | ")), []
+    if parts == 1 and side == "reference":
+        met.append("no ' | ' separator: it counts as padding")
+    elif parts == 1 and has_references:
+        met.append("no ' | ' separator: it counts as an empty triple")
+    elif side == "candidate" and _unmatchable(triple):
+        met.append("a token made of several punctuation marks (e.g. a quote, which the tokenizer turns into `` or "
+                   "''): references never keep such tokens, so its element cannot match exactly")
+    if parts > 3:
+        met.append(f"{parts} ' | '-separated parts: the parts beyond the third are ignored where it is scored "
+                   "against a real triple")
+    return met
 
 
 def _unmatchable(triple):
@@ -851,9 +758,8 @@ def _exact_match(stats):
     # The official class order is set() order (hash-seed dependent), so its means vary in the last
     # ulp between runs; sorted order is our deterministic choice.
     classes = sorted(in_references.keys() | in_candidates.keys())
-    true_positives = np.array([in_both[c] for c in classes], dtype=float)
-    predicted = np.array([in_candidates[c] for c in classes], dtype=float)
-    actual = np.array([in_references[c] for c in classes], dtype=float)
+    true_positives, predicted, actual = (np.array([counts[c] for c in classes], dtype=float)
+                                         for counts in (in_both, in_candidates, in_references))
     precision = true_positives / np.where(predicted == 0, 1, predicted)
     recall = true_positives / np.where(actual == 0, 1, actual)
     f1 = 2 * precision * recall / np.where(precision + recall == 0, 1, precision + recall)
@@ -912,10 +818,8 @@ def score(references_per_entry, candidates_per_entry):
     """`aggregate` of `item_stats` over entries paired by position (as the official pairs them)."""
     references_per_entry, candidates_per_entry = list(references_per_entry), list(candidates_per_entry)
     if len(references_per_entry) != len(candidates_per_entry):
-        raise ValueError(
-            f"{len(candidates_per_entry)} candidate entries for {len(references_per_entry)} reference entries; "
-            "entries are paired by position, so the counts must be equal"
-        )
+        raise ValueError(f"{len(candidates_per_entry)} candidate entries for {len(references_per_entry)} reference "
+                         "entries; entries are paired by position, so the counts must be equal")
     stats = [item_stats(refs, cands, example=i)
              for i, (refs, cands) in enumerate(zip(references_per_entry, candidates_per_entry))]
     result = aggregate(stats)

@@ -1,31 +1,16 @@
 """How sure a WebNLG+ 2020 text-to-RDF number is: bootstrap intervals and paired tests over entries.
 
-The unit is the entry (one text and its triple set). `scoring.item_stats` keeps, per entry, the
-selected (reference, candidate) pairs' exact P/R/F1 sums and their number k, so a resample
-re-aggregates without re-aligning or re-searching anything. The official corpus P, R and F1 of
-each scheme are means over all selected pairs of all entries:
-
-    P_scheme = sum over entries of (sum of the pairs' P) / sum over entries of k      (R, F1 alike)
-
-The headline numbers are `Total_scores` P, R and F1 of the four schemes (Ent_type, Partial,
-Strict, Exact), named "<scheme>_<rate>". `Exact_match` (macro over every distinct triple string)
-is not resampled. The point estimates are always `scoring.aggregate`'s parity numbers; only
-intervals and p-values come from resampling (`benchscore.core.resampling`).
-
-    stats = [item_stats(refs, cands) for refs, cands in zip(references, candidates)]
-    confidence_intervals(stats)          # {"Exact_F1": {"estimate", "low", "high"}, ...}
-    paired_test(stats_a, stats_b)        # difference, interval, p-values per number
+The unit is the entry. `scoring.item_stats` keeps per entry the selected pairs' exact P/R/F1 sums and
+their number k, so a resample re-aggregates (P = sum of the pairs' P / sum of k, R and F1 alike)
+without re-aligning anything. The headline numbers are `Total_scores` P, R and F1 of the four
+schemes, named "<scheme>_<rate>"; `Exact_match` is not resampled. Point estimates are always
+`scoring.aggregate`'s parity numbers; only intervals and p-values come from `core.resampling`.
 """
 
+from benchscore.core import resampling
 from benchscore.core.resampling import DEFAULT_LEVEL
 from benchscore.core.resampling import DEFAULT_RESAMPLES
 from benchscore.core.resampling import DEFAULT_SEED
-from benchscore.core.resampling import as_values
-from benchscore.core.resampling import bounds
-from benchscore.core.resampling import check_options
-from benchscore.core.resampling import intervals
-from benchscore.core.resampling import paired
-from benchscore.core.resampling import signature_part
 from benchscore.webnlg_rdf.scoring import RATES
 from benchscore.webnlg_rdf.scoring import SCHEMES
 from benchscore.webnlg_rdf.scoring import aggregate
@@ -38,9 +23,8 @@ _UNIT = 2**1074  # `ItemStats.rate_sums` are exact sums in units of 2**-1074 (se
 def item_values(stats):
     """One row per entry: k (its selected pairs), then the Total group's rate sums, scheme by scheme."""
     # rate_sums starts with the Total group: [scheme][P, R, F1]; int / int is the correctly rounded float.
-    n_totals = len(SCHEMES) * len(RATES)
-    return as_values([(entry.n_pairs, *(total / _UNIT for total in entry.rate_sums[:n_totals])) for entry in stats],
-                     1 + n_totals)
+    return resampling.as_values([(entry.n_pairs, *(total / _UNIT for total in entry.rate_sums[:len(HEADLINE)]))
+                                 for entry in stats], 1 + len(HEADLINE))
 
 
 def statistic(sums):
@@ -48,24 +32,21 @@ def statistic(sums):
     return {name: sums[:, 1 + column] / sums[:, 0] for column, name in enumerate(HEADLINE)}
 
 
-def _estimates(result):
-    totals = result["Total_scores"]
+def _estimates(stats):
+    totals = aggregate(stats)["Total_scores"]
     return {f"{scheme}_{rate}": float(totals[scheme][rate]) for scheme in SCHEMES for rate in RATES}
 
 
 def confidence_intervals(stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
-    """Percentile bootstrap over entries: {"<scheme>_<rate>": {"estimate", "low", "high"}}.
-
-    `estimate` is exactly `aggregate(stats)`'s number. For a slice, pass that slice's stats: its
-    entries are resampled within it.
-    """
-    check_options(n_resamples, seed, level)
-    return intervals(item_values(stats), statistic, _estimates(aggregate(stats)), n_resamples, seed, level)
+    """Percentile bootstrap over entries: {"<scheme>_<rate>": {"estimate", "low", "high"}}; `estimate` is
+    exactly `aggregate(stats)`'s number (for a slice, pass its stats: they are resampled within it)."""
+    resampling.check_options(n_resamples, seed, level)
+    return resampling.intervals(item_values(stats), statistic, _estimates(stats), n_resamples, seed, level)
 
 
 def breakdown_intervals(stats, keys, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
     """Extension: `confidence_intervals` within each key's entries (as `scoring.breakdown` groups them)."""
-    check_options(n_resamples, seed, level)
+    resampling.check_options(n_resamples, seed, level)
     stats, keys = list(stats), list(keys)
     groups = breakdown(stats, keys)  # validates the keys and gives the order
     return {key: confidence_intervals([s for s, k in zip(stats, keys) if k == key], n_resamples, seed, level)
@@ -84,29 +65,24 @@ def check_same_entries(stats_a, stats_b):
 
 
 def paired_test(stats_a, stats_b, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
-    """Paired bootstrap and approximate randomization of B against A over the same entries.
-
-    Returns {"<scheme>_<rate>": {"a", "b", "difference", "low", "high", "p_bootstrap", "p_randomization"}};
-    difference = b - a, (low, high) its interval at `level`, p-values two-sided.
-    """
-    check_options(n_resamples, seed, level)
+    """Paired bootstrap and approximate randomization of B against A over the same entries:
+    {"<scheme>_<rate>": {"a", "b", "difference", "low", "high", "p_bootstrap", "p_randomization"}};
+    difference = b - a, (low, high) its interval at `level`, p-values two-sided."""
+    resampling.check_options(n_resamples, seed, level)
     check_same_entries(stats_a, stats_b)
-    return paired(item_values(stats_a), item_values(stats_b), statistic, _estimates(aggregate(stats_a)),
-                  _estimates(aggregate(stats_b)), n_resamples, seed, level)
+    return resampling.paired(item_values(stats_a), item_values(stats_b), statistic, _estimates(stats_a),
+                             _estimates(stats_b), n_resamples, seed, level)
 
 
 def add_confidence(result, stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL,
                    breakdowns=None):
-    """Adds intervals to a result dict of `stats` (as `compute` returns it) and names them in its signature.
-
-    Extension keys: "extension_confidence_intervals" {"<scheme>_<rate>": {"low", "high"}}; and for
-    each `breakdowns` item (result key -> one key per entry, e.g. "extension_per_category" ->
-    categories), "confidence_intervals" in each of that breakdown's groups, resampled within it.
-    """
+    """Adds "extension_confidence_intervals" {"<scheme>_<rate>": {"low", "high"}} to a result dict of `stats`
+    and names them in its signature; for each `breakdowns` item (result key -> one key per entry), each
+    group of that breakdown gets "confidence_intervals", resampled within it."""
     options = (n_resamples, seed, level)
-    result["extension_confidence_intervals"] = bounds(confidence_intervals(stats, *options))
+    result["extension_confidence_intervals"] = resampling.bounds(confidence_intervals(stats, *options))
     for name, keys in (breakdowns or {}).items():
         for key, numbers in breakdown_intervals(stats, keys, *options).items():
-            result[name][key]["confidence_intervals"] = bounds(numbers)
-    result["signature"] += "|" + signature_part(*options)
+            result[name][key]["confidence_intervals"] = resampling.bounds(numbers)
+    result["signature"] += "|" + resampling.signature_part(*options)
     return result

@@ -1,24 +1,15 @@
-"""nltk 3.4.5's `word_tokenize`, the tokenizer the official WebNLG text-to-RDF scorer ran.
+"""nltk 3.4.5's `word_tokenize`, the tokenizer the official WebNLG text-to-RDF scorer ran: punkt sentence
+splitting with the English model, then 3.4.5's "improved" Treebank word rules on each sentence.
 
-That is punkt sentence splitting with the standard English punkt model, then nltk 3.4.5's
-"improved" Treebank word rules on each sentence. Newer nltk tokenizes differently (44 of the 8,025
-elements of the 2020 files change, e.g. en-dash splitting and leading apostrophes), which moves
-scores, so the 3.4.5 rules are written out below. Today's nltk classes cannot be reused for them:
-nltk 3.10 compiles its Treebank rules with the third-party `regex` engine under timeouts and has
-changed ENDING_QUOTES and CONTRACTIONS2, so none of its rule lists equals 3.4.5's as a whole.
-
-Punkt itself is nltk's current `PunktSentenceTokenizer` (it splits all 8,025 elements as 3.4.5
-did), built from the English model's parameters. The scorer lower-cases every triple before
-tokenizing, and on lower-case text the model's orthographic context (20,366 word types) is only
-consulted by one test, "a lower-case next word is not a sentence start unless the type was seen
-lower-case at a sentence start and never upper-case" (`_ortho_heuristic`). Only 4 types pass it,
-so the parameters below are the model's abbreviation types, collocations and sentence starters
-in full plus those 4 types: on lower-case input this is the shipped model, with no data file and no
-download. (Text whose first letter after a period is still upper-case after `str.lower()`, such as
-mathematical alphanumeric capitals, would need the full model; the scorer never sees upper case.)
+Newer nltk tokenizes 44 of the 8,025 elements of the 2020 files differently (which moves scores), and
+nltk 3.10's rule lists differ from 3.4.5's, so the 3.4.5 rules are written out below. Punkt is nltk's
+current `PunktSentenceTokenizer` (it splits all 8,025 elements as 3.4.5 did), built from the model's
+parameters as far as lower-case text (all the scorer feeds it) can observe them: the abbreviation
+types, collocations and sentence starters in full, and of the orthographic context only the 4 types
+that pass `_ortho_heuristic`'s lower-case test. So there is no data file and no download;
 `tests/test_webnlg_scoring.py` re-derives these values from the exported model.
 
-The regular expressions below are nltk 3.4.5's (`nltk/tokenize/treebank.py`, `nltk/tokenize/__init__.py`)
+The regular expressions are nltk 3.4.5's (`nltk/tokenize/treebank.py`, `nltk/tokenize/__init__.py`)
 and the punkt values come from nltk_data's English punkt model.
 Copyright (C) 2001-2019 NLTK Project; licensed under the Apache License, Version 2.0
 (http://www.apache.org/licenses/LICENSE-2.0).
@@ -65,17 +56,12 @@ _ORTHO_BEG_LC = 1 << 4  # punkt's flag "seen lower-case at the beginning of a se
 # The only types a lower-case next word can be a sentence start for (see the module docstring).
 PUNKT_LOWERCASE_SENT_STARTERS = frozenset(("administrators", "b-week", "r-revised", "z-holiday"))
 
-
-def _punkt_tokenizer():
-    params = PunktParameters()
-    params.abbrev_types = set(PUNKT_ABBREV_TYPES)
-    params.collocations = set(PUNKT_COLLOCATIONS)
-    params.sent_starters = set(PUNKT_SENT_STARTERS)
-    params.ortho_context = defaultdict(int, {typ: _ORTHO_BEG_LC for typ in PUNKT_LOWERCASE_SENT_STARTERS})
-    return PunktSentenceTokenizer(params)
-
-
-_sentences = _punkt_tokenizer().tokenize
+_PUNKT = PunktParameters()
+_PUNKT.abbrev_types = set(PUNKT_ABBREV_TYPES)
+_PUNKT.collocations = set(PUNKT_COLLOCATIONS)
+_PUNKT.sent_starters = set(PUNKT_SENT_STARTERS)
+_PUNKT.ortho_context = defaultdict(int, {typ: _ORTHO_BEG_LC for typ in PUNKT_LOWERCASE_SENT_STARTERS})
+_sentences = PunktSentenceTokenizer(_PUNKT).tokenize
 
 # --- nltk 3.4.5's TreebankWordTokenizer with the four "improved" edits of nltk.tokenize ---------
 # Each list is in 3.4.5's final order; "(improved)" marks the four rules 3.4.5's word_tokenize adds.
@@ -120,7 +106,6 @@ _CONTRACTIONS = [  # MacIntyre's CONTRACTIONS2 then CONTRACTIONS3, as in 3.4.5
         r"(?i) ('t)(?#X)(was)\b",
     )
 ]
-
 
 _PLAIN = re.compile(r"(?:[^\W_]|\s)*")  # letters, digits and white space only
 

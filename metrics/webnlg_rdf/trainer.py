@@ -14,24 +14,12 @@
                              compute_metrics=compute_metrics_for(entries, decode))
     trainer.evaluate()     # {"eval_Total_scores/Exact/F1": ..., "eval_Exact_match/F1": ..., ...}
 
-The model's output must first become triples: `decode(predictions, indices)` gets the Trainer's
-predictions for some rows (a numpy array, or a tuple of arrays if the model returns several
-outputs; padding may be -100) and their row numbers in the eval dataset (a `range`), and returns
-one list of "subject | predicate | object" strings per row. The reference triples (and, with
-`breakdown=True`, the category) are read here from the eval dataset, in order: pass the dataset
-the Trainer evaluates (before or after tokenization, same rows, unshuffled).
-
-Works both ways, with the same numbers: `compute_metrics(eval_pred)` for the whole eval set, and
-`TrainingArguments(batch_eval_metrics=True)` (per batch `add_batch`, then `compute()` on the last;
-the Trainer calls it only when the eval dataset has labels).
-
-For logging, the nested result is flattened with "/": "Total_scores/Exact/F1",
-"Scores_per_tag/Subjects/Strict/Precision", "Exact_match/F1", and with the breakdown
-"extension_per_category/<category>/Total_scores/...". Every logged value is a number or the
-signature string; pick one for `metric_for_best_model` (e.g. "Total_scores/Exact/F1"). The full
-result of the last evaluation is kept in `.last_result`. In batch mode the helper counts rows across
-calls: after an evaluation that stopped with an error, build a new one. transformers is not imported
-here.
+`decode(predictions, indices)` gets the Trainer's predictions for some rows (a numpy array, or a
+tuple of arrays; padding may be -100) and their row numbers in the eval dataset (a `range`), and
+returns one list of "subject | predicate | object" strings per row. The reference triples (and, with
+`breakdown=True`, the category) are read from the eval dataset, in order (before or after
+tokenization, same rows, unshuffled). The rest (both Trainer modes, the "/"-flattened logging,
+`.last_result`) is `benchscore.core.trainer`'s; transformers is not imported here.
 """
 
 from benchscore.core.trainer import DecodedComputeMetrics
@@ -60,16 +48,9 @@ class WebnlgComputeMetrics(DecodedComputeMetrics):
 def compute_metrics_for(eval_dataset, decode, metric=None, breakdown=False, compute_kwargs=None):
     """A `compute_metrics` for `Trainer` scoring decoded triples with the official WebNLG+ 2020 text-to-RDF numbers.
 
-    Args:
-        eval_dataset: the entries in the Trainer's order, with a `references` column (lists of
-            triple strings) and, for the breakdown, `category`; before or after tokenization.
-        decode: (predictions, indices) -> one list of triple strings per row (see the module docstring).
-        metric: an evaluate module to use (e.g. this module from the Hub), with num_process=1:
-            a multi-process Trainer already gives every rank all predictions;
-            default: this folder's module ("breakdown" configuration when `breakdown`).
-        breakdown: add the per-size and per-category extension (logged flattened).
-        compute_kwargs: keyword arguments for the module's `compute`.
-    Returns:
-        a callable for `Trainer(compute_metrics=...)`, with or without `batch_eval_metrics`.
+    `eval_dataset`: the entries in the Trainer's order, with a `references` column (and `category` for
+    the breakdown); `decode`: see the module docstring; `metric`: an evaluate module with num_process=1
+    (default: this folder's); `breakdown`: add the per-size and per-category extension;
+    `compute_kwargs`: keyword arguments for the module's `compute`.
     """
     return WebnlgComputeMetrics(eval_dataset, decode, metric, breakdown, compute_kwargs)

@@ -18,21 +18,14 @@ _CITATION = data.BENCHMARKS["webnlg"].bibtex + "\n"
 
 _DESCRIPTION = """\
 The WebNLG+ 2020 text-to-RDF (semantic parsing) metric: a system reads a text and outputs RDF triples
-"subject | predicate | object"; they are compared with the reference triples of the same entry.
-This module reproduces the challenge's official evaluation script (WebNLG/WebNLG-Text-to-triples,
+"subject | predicate | object", compared with the reference triples of the same entry. This module
+reproduces the challenge's official evaluation script (WebNLG/WebNLG-Text-to-triples,
 `Evaluation_script_json.py`, with its pinned nltk 3.4.5 and nervaluate 0.1.7 behaviour, quirks
-included), so its numbers equal the published ones, in seconds instead of hours.
+included), so its numbers equal the published ones, in seconds instead of hours. The metric card
+(README.md) defines the four match types (Ent_type, Partial, Strict, Exact), `Exact_match` and the quirks.
 
-Per entry, every candidate triple is scored against every reference triple with the SemEval 2013
-named-entity measures over subject, predicate and object spans (Ent_type, Partial, Strict, Exact),
-the best one-to-one candidate/reference assignment is chosen (shorter side padded with empty
-triples), and the selected pairs are summed (counts) and averaged (Precision, Recall, F1).
-`Exact_match` is a macro average, over every distinct lower-cased triple string, of full-string P/R/F1.
-See the metric card (README.md) for the exact definitions and the quirks.
-
-Fast path: `evaluate` round-trips every triple string through Arrow. For large inputs, call the pure
-functions directly, with the same numbers: `benchscore.webnlg_rdf.scoring.score(references_per_entry,
-candidates_per_entry)`, or `scoring.item_stats` per entry and `scoring.aggregate` over them.
+Fast path: `evaluate` round-trips every triple string through Arrow. For large inputs,
+`benchscore.webnlg_rdf.scoring.score(references_per_entry, candidates_per_entry)` gives the same numbers.
 """
 
 _KWARGS_DESCRIPTION = """
@@ -52,15 +45,13 @@ Args:
     seed (`int`): random seed for `confidence` (default 12345); the same seed repeats the intervals.
 
 Returns:
-    `Total_scores` (`dict`): for each of `Ent_type`, `Partial`, `Strict`, `Exact`: the counts
+    `Total_scores` (`dict`, the published numbers): for each of `Ent_type`, `Partial`, `Strict`, `Exact`:
         `Correct`, `Incorrect`, `Partial`, `Missed`, `Spurious`, `Possible`, `Actual` (sums over the
-        selected triple pairs) and `Precision`, `Recall`, `F1` (means over the selected pairs;
-        the published challenge numbers are `Total_scores`).
+        selected triple pairs) and `Precision`, `Recall`, `F1` (means over them).
     `Scores_per_tag` (`dict`): the same for `Subjects`, `Predicates` and `Objects` separately.
     `Exact_match` (`dict`): `Precision`, `Recall`, `F1`, macro-averaged over distinct triple strings.
-    `extension_per_size`, `extension_per_category` (`dict`, only with `config_name="breakdown"`):
-        NOT part of the official script. The three blocks above, recomputed on the entries of each
-        size (number of reference triples) and of each category.
+    `extension_per_size`, `extension_per_category` (`dict`, only with `config_name="breakdown"`, NOT
+        in the official script): the three blocks above per size (reference triples) and per category.
     `signature` (`str`): module, version and every option that changes a number.
     `extension_confidence_intervals` (`dict`, only with `confidence`): NOT part of the official
         script. {"<scheme>_<rate>": {"low", "high"}} for the `Total_scores` P, R, F1 of each scheme;
@@ -166,8 +157,7 @@ class WebnlgRdf(metric.BenchscoreMetric):
         breakdowns = {}
         if self.config_name == "breakdown":
             breakdowns = {"extension_per_size": [len(refs) for refs in references], "extension_per_category": category}
-        for name, keys in breakdowns.items():
-            results[name] = scoring.breakdown(stats, keys)
+        results.update((name, scoring.breakdown(stats, keys)) for name, keys in breakdowns.items())
         if warnings := scoring.warnings(stats):
             results["warnings"] = warnings
         results["signature"] = scoring.signature(breakdown=bool(breakdowns))
