@@ -83,7 +83,7 @@ def webnlg():
     from benchscore.webnlg_rdf import scoring
     from benchscore.webnlg_rdf import significance
     from benchscore.webnlg_rdf.files import read_predictions as read_candidates
-    from benchscore.webnlg_rdf.loader import read_references
+    from benchscore.webnlg_rdf.files import read_references
 
     folder = SHARED / "webnlg"
     references = [r["triples"] for r in read_references(folder / "references" / "en_all.xml")]

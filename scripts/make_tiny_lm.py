@@ -116,7 +116,7 @@ def main(argv=None):
     for name in ("en_all.xml", "ru_all.xml"):
         path = pathlib.Path(args.webnlg_dir, "references", name)
         if path.exists():
-            from benchscore.webnlg_rdf.loader import read_references
+            from benchscore.webnlg_rdf.files import read_references
 
             texts += [text for entry in read_references(path) for text in entry["lexicalisations"] + entry["triples"]]
     fit_pairs = webnlg_fit_pairs(args.train_webnlg, data_dir=args.webnlg_dir) if args.train_webnlg else ()
