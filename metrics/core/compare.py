@@ -1,16 +1,23 @@
-"""`benchscore compare <bench>`: the options every benchmark shares and the printed report.
+"""What the benchmarks' commands share: `benchscore compare <bench>`'s options and report, and warnings.
 
 The numbers come from `benchscore.core.resampling`; each benchmark's `significance.py` reads its
 files into per-item statistics and hands them here.
 """
 
 import json
+import sys
 
 from benchscore.core.resampling import DEFAULT_LEVEL
 from benchscore.core.resampling import DEFAULT_RESAMPLES
 from benchscore.core.resampling import DEFAULT_SEED
 from benchscore.core.resampling import check_options
 from benchscore.core.resampling import signature_part
+
+
+def warn(command, warnings):
+    """Prints each warning to stderr as `benchscore <command>: warning: <text>`."""
+    for warning in warnings:
+        print(f"benchscore {command}: warning: {warning}", file=sys.stderr)
 
 
 def _number(x, digits):

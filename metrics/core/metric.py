@@ -1,15 +1,12 @@
 """The `evaluate.Metric` base every benchmark's module (`metrics/<folder>/<folder>.py`) subclasses.
 
-It exists for three behaviours of evaluate 0.4.6 that each module would otherwise work around on
-its own:
+It works around three behaviours of evaluate 0.4.6:
 
-1. evaluate requires every declared feature in every `compute`/`add_batch` call (a missing one is
-   "Evaluation module inputs are missing" or a bare `KeyError`), so optional inputs cannot simply
-   be left out: `OPTIONAL_INPUTS` are filled with None here.
-2. evaluate type-checks only the first example of a batch, and refuses None in a string column
-   there: every example is validated by the subclass's `_prepare` (once, before Arrow sees it),
-   which also turns None into what the Arrow column can hold.
-3. evaluate numbers nothing: `_prepare` gets the index of the batch's first example across all
+1. every declared feature is required in every call (else "inputs are missing" or a bare
+   `KeyError`): `OPTIONAL_INPUTS` are filled with None here;
+2. only the first example is type-checked, and None is refused in a string column: the subclass's
+   `_prepare` validates every example once, before Arrow, and makes None storable;
+3. examples are not numbered: `_prepare` gets the index of the batch's first example across all
    `add_batch` calls, so an error names `example N` of the whole input.
 
 Import this module as a module (`from benchscore.core import metric`), never the class itself:

@@ -1,17 +1,10 @@
 """The project's one way to read text, TSV and JSONL files, and to say where an input is wrong.
 
-Every error about an input names its place in one format:
-
-    FILE:LINE: what was found; what was expected     (files; LINE counts from 1)
-    example N: what was found; what was expected     (in-memory inputs; N counts from 0, like a list)
-
-`InputError` carries that text; it is a `ValueError`, so callers that catch `ValueError` keep
-working, and the CLI prints it as one line with exit status 2.
-
-The readers are strict where a silent change of a number could follow: bytes that are not UTF-8,
-a NaN or Infinity in JSON (not JSON at all, though Python's `json` accepts it), nesting deeper than
-`MAX_DEPTH`, a line longer than `MAX_LINE_BYTES`. A UTF-8 byte-order mark at the start of a file is
-dropped (the official files have none; with it, the first field would silently differ).
+Every input error (`InputError`, a `ValueError`; the CLI prints it as one line, exit status 2) reads
+`FILE:LINE: found; expected` (LINE from 1) or `example N: found; expected` (N from 0, like a list).
+The readers refuse what could silently change a number: bytes that are not UTF-8, NaN or Infinity in
+JSON (Python's `json` accepts them), nesting deeper than `MAX_DEPTH`, lines over `MAX_LINE_BYTES`.
+A leading UTF-8 byte-order mark is dropped (with it, the first field would silently differ).
 """
 
 import json
@@ -63,6 +56,14 @@ def _decode(raw, path, line):
     except UnicodeDecodeError as err:
         raise at_line(path, line, f"byte {raw[err.start]:#04x} at column {err.start + 1} is not UTF-8; "
                                   "expected a UTF-8 text file") from None
+
+
+def check_output(output, *inputs):
+    """Refuses an output path that is one of the input files, before anything is read or written."""
+    for path in inputs:
+        if output and path and os.path.exists(output) and os.path.exists(path) and os.path.samefile(output, path):
+            raise at_line(output, 1, f"the output file is the input file {path}; expected another path (writing "
+                                     "there would overwrite the input file)")
 
 
 def check_regular_file(path):

@@ -1,11 +1,9 @@
 """`benchscore mctaco` (the official evaluator's command) and `benchscore compare mctaco` (usage: the card)."""
 
 import json
-import os
-import sys
 
 from benchscore.core import compare
-from benchscore.core.readers import at_line
+from benchscore.core.readers import check_output
 from benchscore.mctaco import files
 from benchscore.mctaco import scoring
 from benchscore.mctaco import significance
@@ -21,23 +19,10 @@ def add_arguments(parser):
     parser.add_argument("-o", "--output", help='also write {"em": ..., "f1": ...} to this file, like the official tool')
 
 
-def warn(command, warnings):
-    for message in warnings:
-        print(f"benchscore {command}: warning: {message}", file=sys.stderr)
-
-
-def refuse_input_as_output(output, gold, predictions):
-    """`-o` naming the gold or predictions file is refused before anything is read or written."""
-    for flag, path in (("--gold", gold), ("--predictions", predictions)):
-        if output and os.path.exists(output) and os.path.exists(path) and os.path.samefile(output, path):
-            raise at_line(output, 1, f"-o names the {flag} file; expected another path (the scores would "
-                                     f"overwrite {path})")
-
-
 def run(args):
-    refuse_input_as_output(args.output, args.gold, args.predictions)
+    check_output(args.output, args.gold, args.predictions)
     result = files.score_files(args.gold, args.predictions)
-    warn("mctaco", result.get("warnings", ()))
+    compare.warn("mctaco", result.get("warnings", ()))
     if args.json:
         print(json.dumps(result, indent=2))
     else:
@@ -57,6 +42,6 @@ def add_compare_arguments(parser):
 def run_compare(args):
     warnings = []
     stats = [files.file_stats(args.gold, path, warnings) for path in args.predictions]
-    warn("compare", warnings)
+    compare.warn("compare", warnings)
     return compare.report_comparison(args, stats, significance.confidence_intervals, significance.paired_test,
                                      scoring.signature(files.KEY_SOURCE))

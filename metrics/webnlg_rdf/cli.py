@@ -4,11 +4,10 @@ its signature and breakdowns), and `benchscore compare webnlg`. Both read throug
 """
 
 import json
-import os
 import sys
 
 from benchscore.core import compare
-from benchscore.core.readers import at_line
+from benchscore.core.readers import check_output
 from benchscore.webnlg_rdf import files
 from benchscore.webnlg_rdf import significance
 from benchscore.webnlg_rdf.scoring import KINDS
@@ -81,23 +80,10 @@ def format_table(result, by=()):
     return "\n".join(lines)
 
 
-def _warn(command, warnings):
-    for warning in warnings:
-        print(f"benchscore {command}: warning: {warning}", file=sys.stderr)
-
-
-def check_output(output, *inputs):
-    """Refuses an OUT.json that is one of the input files, before anything is read or written."""
-    for path in inputs:
-        if output and os.path.exists(output) and os.path.exists(path) and os.path.samefile(output, path):
-            raise at_line(output, 1, f"the output file is the input file {path}; expected another path (writing "
-                                     "the scores there would overwrite it)")
-
-
 def run(args):
     check_output(args.output, args.reference, args.candidate)
     result = score_files(args.reference, args.candidate, by=args.by, progress=not args.no_progress)
-    _warn("webnlg", result.get("warnings", ()))
+    compare.warn("webnlg", result.get("warnings", ()))
     if args.output:
         official = {key: result[key] for key in ("Total_scores", "Scores_per_tag", "Exact_match")}
         with open(args.output, "w", encoding="utf-8") as out:
@@ -119,6 +105,6 @@ def add_compare_arguments(parser):
 def run_compare(args):
     warnings = []
     stats = [files.file_stats(args.gold, path, warnings)[2] for path in args.predictions]
-    _warn("compare", warnings)
+    compare.warn("compare", warnings)
     return compare.report_comparison(args, stats, significance.confidence_intervals, significance.paired_test,
                                      signature())
