@@ -12,6 +12,7 @@ from benchscore.core.resampling import DEFAULT_RESAMPLES
 from benchscore.core.resampling import DEFAULT_SEED
 from benchscore.mctaco import scoring
 
+
 def item_values(stats):
     """One row (exact match, F1, 1) per question."""
     return resampling.as_values([(q.exact_match, q.f1, 1.0) for q in stats], 3)

@@ -58,6 +58,7 @@ def signature(breakdown=False):
     return (f"webnlg_rdf|version:{VERSION}|benchscore:{benchscore.__version__}|tokenizer:nltk-3.4.5-punkt"
             f"|counting:nervaluate-0.1.7|breakdown:{'yes' if breakdown else 'no'}")
 
+
 SCHEMES = ("Ent_type", "Partial", "Strict", "Exact")  # output order
 TAGS = ("Subjects", "Predicates", "Objects")  # output names of the span labels SUB, PRED, OBJ
 GROUPS = ("Total",) + TAGS  # the four count groups: Total_scores, then Scores_per_tag
