@@ -1,4 +1,4 @@
-"""TempBench TRP and CCR: per-question statistics, then an aggregate over them.
+"""TempBench TRP and CCR: per-question statistics, then an aggregate over them (card: README.md).
 
 Definitions (Caldarini, TempBench, CIKM '26; reference scorer `tempbench_eval.py`):
 
@@ -10,10 +10,7 @@ Definitions (Caldarini, TempBench, CIKM '26; reference scorer `tempbench_eval.py
     TRP_micro = sum(hits) / sum(n_retrieved)
     CCR       = mean CCR over all questions;  coverage = share of questions that retrieved anything
 
-Step 1, `item_stats`, checks each question and its evidence (`check_question`, `check_evidence`),
-then applies the formula (`stats`): one `ItemStats` per question, the reference's row. Step 2,
-`aggregate` (or `Aggregator` when streaming), gives the corpus numbers from those alone. The
-reference's quirks are kept (README.md, "Limitations and bias"); where it would silently score
+The reference's quirks are kept (the card's "Limitations and bias"); where it would silently score
 zero or crash without saying where, we raise a clear error.
 """
 
@@ -64,10 +61,7 @@ class Question(typing.NamedTuple):
     where: str
 
 
-# ----------------------------------------------------------------------------------------------
 # Checks: everything a caller can get wrong, with messages naming the question, field and fix
-
-
 def check_options(space="label", top_k=None, dedup=False):
     """The (s, r, o) keys of `space`, once `top_k` and `dedup` are known to be valid."""
     if not isinstance(space, str) or space not in SPACES:
@@ -117,18 +111,12 @@ def _gold_triples(gold, space, where, required):
         s, r, o = values = (triple.get(keys[0]), triple.get(keys[1]), triple.get(keys[2]))
         if isinstance(s, str) and isinstance(r, str) and isinstance(o, str):
             triples.add(values)
-        elif required or any(v is not None and not isinstance(v, str) for v in values):
-            raise _gold_error(triple, i, space, where)
+        elif any(v is not None and not isinstance(v, str) for v in values):
+            raise TypeError(f"{where}: S_star[{i}] {', '.join(keys)} must be strings, found {values!r:.80}")
+        elif required:
+            raise ValueError(f"{where}: S_star[{i}] needs {', '.join(keys)} for space {space!r}, "
+                             f"found {sorted(map(str, triple))!s:.200}")
     return frozenset(triples)
-
-
-def _gold_error(triple, i, space, where):
-    keys = SPACES[space]
-    values = tuple(triple.get(k) for k in keys)
-    if any(v is not None and not isinstance(v, str) for v in values):
-        return TypeError(f"{where}: S_star[{i}] {', '.join(keys)} must be strings, found {values!r:.80}")
-    return ValueError(f"{where}: S_star[{i}] needs {', '.join(keys)} for space {space!r}, "
-                      f"found {sorted(map(str, triple))!s:.200}")
 
 
 def _check_list(evidence, where):
@@ -162,45 +150,33 @@ def check_evidence(evidence, space, where):
             raise _evidence_error(item, j, space, where) from None
 
 
-def _item_fields(item, space, where, j):
-    """[(field name, value)] of an evidence item, or the error that says why it has none."""
+def _evidence_error(item, j, space, where):
+    """The clear error for an evidence item the fast loop could not read."""
     keys = SPACES[space]
     if isinstance(item, (list, tuple)):
         if len(item) != 5:
             return ValueError(f"{where}: evidence[{j}] must be (s, r, o, t_start, t_end), found {len(item)} fields")
-        return list(zip(keys + ("t_start", "t_end"), item))
+        item = dict(zip(keys + ("t_start", "t_end"), item))
     if not isinstance(item, dict):
         return TypeError(f"{where}: evidence[{j}] must be a dict or a 5-tuple, found {type(item).__name__}")
-    missing = [k for k in keys if k not in item]
-    if missing:
-        return _lacks(item, missing, space, where, j)
-    return [(k, item[k]) for k in keys] + [(k, item.get(k)) for k in ("t_start", "t_end")]
+    if any(k not in item for k in keys):
+        return _lacks(item, space, where, j)
+    for name in keys:
+        if not isinstance(item[name], str):
+            return TypeError(f"{where}: evidence[{j}].{name} must be a string, found {type(item[name]).__name__}")
+    for name in ("t_start", "t_end"):
+        year(item.get(name), f"{where}: evidence[{j}].{name}")  # raises the year error
+    return ValueError(f"{where}: evidence[{j}] could not be read: {item!r:.80}")  # pragma: no cover
 
 
-def _lacks(item, missing, space, where, j):
-    other = _OTHER_SPACE[space]
+def _lacks(item, space, where, j):
+    missing, other = [k for k in SPACES[space] if k not in item], _OTHER_SPACE[space]
     hint = f" (it is in {other} space: score with space={other!r})" if all(k in item for k in SPACES[other]) else ""
     return ValueError(f"{where}: evidence[{j}] lacks {', '.join(missing)} for space {space!r}{hint}; "
                       f"it has {sorted(map(str, item))!s:.200}")
 
 
-def _evidence_error(item, j, space, where):
-    """The clear error for an evidence item the fast loop could not read."""
-    fields = _item_fields(item, space, where, j)
-    if isinstance(fields, Exception):
-        return fields
-    for name, value in fields[:3]:
-        if not isinstance(value, str):
-            return TypeError(f"{where}: evidence[{j}].{name} must be a string, found {type(value).__name__}")
-    for name, value in fields[3:]:
-        year(value, f"{where}: evidence[{j}].{name}")  # raises the year error
-    return ValueError(f"{where}: evidence[{j}] could not be read: {item!r:.80}")  # pragma: no cover
-
-
-# ----------------------------------------------------------------------------------------------
 # Step 1: the formula on checked values
-
-
 def stats(question, items, top_k=None, dedup=False):
     """`ItemStats` of a checked `Question` and its checked items `((s, r, o), t_start, t_end)`.
 
@@ -242,10 +218,8 @@ def wrong_space(question, j, triple):
 
 
 def item_stats(questions, evidences, space="label", top_k=None, dedup=False):
-    """One `ItemStats` per question, for paired questions and evidence lists, in order.
+    """One `ItemStats` per question; `evidences[i]` is what was retrieved for `questions[i]`, in rank order.
 
-    `evidences[i]` is what the retriever returned for `questions[i]`, in rank order: dicts with
-    the space's keys plus `t_start`/`t_end`, or 5-tuples `(s, r, o, t_start, t_end)`.
     An error names the example (0-based) and the question's id.
     """
     check_options(space, top_k, dedup)
@@ -273,16 +247,12 @@ def zip_strict(questions, evidences):
         yield pair
 
 
-# ----------------------------------------------------------------------------------------------
 # Step 2: corpus numbers from statistics alone
-
-
 class Aggregator:
     """Running sums over `ItemStats`, added in question order (a list at a time, or one by one).
 
-    Float sums continue left to right across calls, the reference's plain `sum()` order, so chunks
-    give bit-identical floats to `aggregate(all_stats)` (the reference itself differs in the last
-    bit on Python 3.12, whose `sum` is compensated).
+    Float sums continue left to right across calls (the reference's `sum()` order before Python 3.12's
+    compensated `sum`), so chunks give the floats of `aggregate(all_stats)` bit for bit.
     """
 
     def __init__(self, by=SLICES):
@@ -315,20 +285,12 @@ class Aggregator:
 
     def result(self):
         n, n_scored, trp_sum, ccr_sum = self.total
-        if not n:
-            # The reference returns only {'n_questions': 0}; we keep every key, and the rates
-            # are None (undefined), not a zero that reads like a score.
-            out = {"n_questions": 0, "coverage": None, "TRP_macro": None, "TRP_micro": None, "CCR": None}
-            out.update({"by_" + field: {} for field in self.by})
-            return out
-        out = {
-            "n_questions": n,
-            "coverage": n_scored / n,
-            # Reference quirk kept: 0.0, not undefined, when no question retrieved anything.
-            "TRP_macro": trp_sum / n_scored if n_scored else 0.0,
-            "TRP_micro": self.hits / self.n_ret if self.n_ret else 0.0,
-            "CCR": ccr_sum / n,
-        }
+        # Without questions the reference gives only n_questions; we keep every key, the rates None
+        # (undefined), not a zero that reads like a score.
+        out = {"n_questions": n, "coverage": None, "TRP_macro": None, "TRP_micro": None, "CCR": None}
+        if n:  # Reference quirk kept: TRP 0.0, not undefined, when no question retrieved anything.
+            out.update(coverage=n_scored / n, TRP_macro=trp_sum / n_scored if n_scored else 0.0,
+                       TRP_micro=self.hits / self.n_ret if self.n_ret else 0.0, CCR=ccr_sum / n)
         for field, cells in self.slices.items():
             # Slices keyed by the raw field value (None when missing), ordered by str(key).
             ordered = sorted(cells.items(), key=lambda kv: str(kv[0]))
@@ -341,11 +303,9 @@ class Aggregator:
             return ["no question was scored: every rate is undefined (None)"]
         empty = [f"by_{field}[{key!r}]" for field, cells in self.slices.items()
                  for key, cell in sorted(cells.items(), key=lambda kv: str(kv[0])) if not cell[1]]
-        if self.total[0] and not self.total[1]:
+        if not self.total[1]:
             empty.insert(0, "all questions")
-        if not empty:
-            return []
-        return [f"TRP is reported as 0.0, not undefined, where no question retrieved anything (the reference "
+        return [] if not empty else [f"TRP is reported as 0.0, not undefined, where no question retrieved anything (the reference "
                 f"scorer's convention): {', '.join(empty[:5])}{' ...' if len(empty) > 5 else ''}"]
 
 
@@ -403,10 +363,7 @@ def aggregate(stats, by=SLICES):
     return Aggregator(by).add_rows(stats).result()
 
 
-# ----------------------------------------------------------------------------------------------
 # Whole runs: options, signature, and both steps in one call
-
-
 def signature(space="label", top_k=None, dedup=False, functional_ids=None):
     """`tempbench_trp|version:..|benchscore:..|space:..|top_k:..|dedup:..|subset:..`: every option that changes a number."""
     check_options(space, top_k, dedup)
@@ -451,16 +408,13 @@ def aggregate_stream(stats, by=SLICES):
     totals, stats = Aggregator(by), iter(stats)
     for chunk in iter(lambda: list(itertools.islice(stats, _CHUNK)), []):
         totals.add_rows(chunk)
-    result = totals.result()
-    if totals.warnings():
-        result["warnings"] = totals.warnings()
-    return result
+    result, warnings = totals.result(), totals.warnings()
+    return dict(result, warnings=warnings) if warnings else result
 
 
 def score(questions, evidences, space="label", top_k=None, dedup=False, functional_ids=None, by=SLICES):
-    """The fast path: aggregate and signature for paired questions and evidence (no `evaluate`).
+    """The fast path (no `evaluate`): the result dict of any iterables, streamed in chunks.
 
-    Takes any iterables (generators stream); statistics are aggregated in chunks and not kept.
     `functional_ids` restricts the questions to that subset (they then need an `id`).
     """
     sig = signature(space, top_k, dedup, functional_ids)
