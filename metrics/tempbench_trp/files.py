@@ -1,16 +1,8 @@
-"""TempBench's files -> checked questions and per-question statistics: the one read path.
+"""TempBench's files (questions, runs, functional subsets) -> checked questions and `ItemStats`: the one read path.
 
-The CLI, `compare`, the loader and the Space all read through here (on `benchscore.core.readers`),
-so the same bad file gives the same `FILE:LINE: ...` message everywhere (lines from 1).
-
-- questions: `benchmark_labelled.jsonl` / `benchmark.jsonl` style, one question object per line;
-- a run (evidence): one `{"id": ..., "evidence": [triples]}` object per line;
-- `functional_negatives.jsonl`: one object with an `id` per line (or a bare JSON string).
-
-Scoring streams: questions are scored in questions-file order (the order the reference's sums
-use) and joined to evidence by id. Memory stays flat when the evidence lines follow the
-questions' order (what a retrieval loop over the questions file writes), also with other lines in
-between; lines met out of order are held until their question comes.
+Questions are scored in questions-file order (the reference's sum order) and joined to run lines by
+id. Memory stays flat when the run follows the questions' order (other lines in between are fine);
+lines met out of order are held until their question comes.
 """
 
 import json
@@ -30,16 +22,9 @@ QUESTION = "one question (a JSON object with id, t_query, S_star)"
 EVIDENCE = 'one {"id": ..., "evidence": [triples]} object'
 
 
-# ----------------------------------------------------------------------------------------------
 # Questions
-
-
 def question_record(raw, where):
-    """A checked question with every documented field (None when absent) and the others in `extra`.
-
-    `extra` is a JSON object text: unknown fields by name, unknown triple fields by path
-    (`"S_star[0].rank"`).
-    """
+    """A checked question: every documented field (None when absent), the others in the JSON text `extra`."""
     qid = raw.get("id")
     where = f"{where}: question {qid!r:.80}" if qid is not None else f"{where}: question (no id)"
     missing = [field for field in REQUIRED if raw.get(field) is None]
@@ -111,11 +96,9 @@ def read_references(path, split=None):
 
 
 def read_functional_ids(path, flag=None):
-    """Question ids of the functional subset from a `functional_negatives.jsonl`-style file.
+    """Question ids of a `functional_negatives.jsonl`-style file (with `flag`: the lines where it is true).
 
-    Each line is an object with an `id`; with `flag` (e.g. a per-negative-type field), only lines
-    whose `flag` field is true are kept. A bare JSON string line is taken as an id. A file that
-    gives no id (empty, or no line with `flag` true) is an error: an empty subset scores nothing.
+    A line is an object with an `id` or a bare JSON string. No id at all is an error: an empty subset scores nothing.
     """
     path = data.resolve("tempbench", path)
     ids = [_functional_id(path, number, record, flag)
@@ -138,10 +121,7 @@ def _functional_id(path, number, record, flag):
     return record["id"] if flag is None or record[flag] else None
 
 
-# ----------------------------------------------------------------------------------------------
 # Runs (evidence files)
-
-
 def read_predictions(path):
     """{question id: evidence list} of a run file (in memory; `file_stats` streams instead)."""
     return {qid: evidence for qid, (_, evidence) in _Evidence(path).read_all().items()}
@@ -173,12 +153,9 @@ class _Evidence:
 
     def pop(self, question_id):
         """(line, evidence) of `question_id`, or None when the file has no line for it."""
+        while question_id not in self.waiting and (entry := self._next()):
+            self._hold(*entry)
         found = self.waiting.pop(question_id, None)
-        while found is None and (entry := self._next()):
-            if entry[1] == question_id:
-                found = entry[0], entry[2]
-            else:
-                self._hold(*entry)
         if found:
             self.used.add(question_id)
         return found
@@ -190,10 +167,8 @@ class _Evidence:
         return self.waiting
 
     def count_unused(self, scored_ids):
-        """Lines never scored (ids not among the selected questions); a second line for a scored id is an error.
-
-        `scored_ids()` iterates the scored ids again, only when the filter says a remaining line may repeat one.
-        """
+        """Lines never scored; a second line for a scored id (`scored_ids()`, asked only when the filter
+        says a line may repeat one) is an error."""
         leftover = self.read_all()
         suspects = {qid for qid in leftover if qid in self.used}
         repeated = suspects and [qid for qid in scored_ids() if qid in suspects]
@@ -227,11 +202,8 @@ class _IdFilter:
 
 def iter_file_stats(questions_path, evidence_path, space="label", split=None, top_k=None, dedup=False,
                     functional_ids=None, counts=None):
-    """`ItemStats` per selected question of a questions file and a run file, streamed.
-
-    `counts`, a dict if given, gets `n_evidence_unused`: evidence lines whose id is not among the
-    selected questions (counted, not scored) once the iterator is exhausted.
-    """
+    """`ItemStats` per selected question, streamed; once exhausted, `counts` (a dict, if given) gets
+    `n_evidence_unused`, the run lines whose id is not among the selected questions."""
     scoring.check_options(space, top_k, dedup)
     keep = scoring.subset_filter(functional_ids)
 
