@@ -1,12 +1,4 @@
-"""`benchscore tempbench` and `benchscore compare tempbench`, streamed from disk through `files.py`.
-
-    benchscore tempbench --questions benchmark_labelled.jsonl --evidence run.jsonl --split test
-    benchscore tempbench --questions benchmark.jsonl --evidence run_ids.jsonl --space id --json
-    benchscore tempbench ... --top-k 5 --dedup --functional functional_negatives.jsonl   # extensions
-    benchscore compare tempbench --questions benchmark_labelled.jsonl --evidence A.jsonl [--evidence B.jsonl]
-
-The run file has one `{"id": ..., "evidence": [...]}` line per question.
-"""
+"""`benchscore tempbench` and `benchscore compare tempbench`, streamed from disk through `files.py` (card: README.md)."""
 
 import json
 import sys
@@ -21,19 +13,21 @@ from benchscore.tempbench_trp import significance
 
 
 def _common_arguments(parser):
+    """--space and --split, and the extensions group with --top-k and --dedup (returned)."""
     parser.add_argument("--space", choices=("label", "id"), default="label",
                         help="match triples on labels (default) or on Wikidata ids")
     parser.add_argument("--split", help="score only questions with this split (e.g. test)")
+    extension = parser.add_argument_group("extensions beyond the reference scorer (named in the signature)")
+    extension.add_argument("--top-k", type=int, help="keep the first K retrieved triples per question")
+    extension.add_argument("--dedup", action="store_true", help="drop exact repeats of a retrieved triple")
+    return extension
 
 
 def add_arguments(parser):
     parser.add_argument("--questions", required=True, help="benchmark_labelled.jsonl (labels) or benchmark.jsonl (ids)")
     parser.add_argument("--evidence", required=True, help='the run: one {"id", "evidence": [triples]} line per question')
-    _common_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    extension = parser.add_argument_group("extensions beyond the reference scorer (named in the signature)")
-    extension.add_argument("--top-k", type=int, help="keep the first K retrieved triples per question")
-    extension.add_argument("--dedup", action="store_true", help="drop exact repeats of a retrieved triple")
+    extension = _common_arguments(parser)
     extension.add_argument("--functional", metavar="FILE",
                            help="score only the question ids in this functional_negatives.jsonl-style file")
     extension.add_argument("--functional-flag", metavar="FIELD",
@@ -91,16 +85,12 @@ def _number(value):
     return str(value) if isinstance(value, int) else f"{value:.4f}"
 
 
-# ------------------------------------------------------------------ `benchscore compare tempbench`
-
-
+# `benchscore compare tempbench`
 def add_compare_arguments(parser):
     parser.add_argument("--questions", "--gold", dest="questions", required=True,
                         help="benchmark_labelled.jsonl (labels) or benchmark.jsonl (ids)")
     add_compare_options(parser, 'a run: one {"id", "evidence": [triples]} line per question', "--evidence")
     _common_arguments(parser)
-    parser.add_argument("--top-k", type=int, help="(extension) keep the first K retrieved triples per question")
-    parser.add_argument("--dedup", action="store_true", help="(extension) drop exact repeats of a retrieved triple")
 
 
 def run_compare(args):

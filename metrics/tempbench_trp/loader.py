@@ -1,11 +1,7 @@
 """TempBench question files (`benchmark_labelled.jsonl` / `benchmark.jsonl` style) -> `datasets.Dataset`.
 
-Every field the benchmark documents gets an explicit feature; triples (`S_star`, `S_dist`,
-`S_stale`) carry both spaces, with None where a file has only one (`benchmark.jsonl` has ids only).
-Fields this loader does not know are kept, not dropped: they go, JSON-encoded, into the string
-column `extra` as one object keyed by field name (`"source"`) or, inside a triple, by its path
-(`"S_star[0].qualifier"`); `"{}"` when there are none. `metric_inputs(dataset)` gives the columns
-the evaluate module takes, so `metric.compute(predictions=runs, **metric_inputs(dataset))` works.
+Every documented field gets an explicit feature; triples carry both spaces (None where a file has
+only one). Unknown fields are kept in the JSON string column `extra` (README.md, "Inputs").
 
     >>> from benchscore.tempbench_trp.loader import load_tempbench
     >>> ds = load_tempbench("benchmark/benchmark_labelled.jsonl", split="test")   # doctest: +SKIP
@@ -40,10 +36,7 @@ def load_tempbench(path, split=None):
 
 
 def metric_inputs(questions):
-    """The evaluate module's per-question inputs (all but `predictions`) from a loaded Dataset or records.
-
-    The optional columns (complexity, operator_type, id) are None where the questions lack them.
-    """
+    """The evaluate module's inputs but `predictions` from a Dataset or records (None for absent optional columns)."""
     columns = ("S_star", "t_query", "complexity", "operator_type", "id")
     if isinstance(questions, datasets.Dataset):
         data = {c: list(questions[c]) if c in questions.column_names else [None] * len(questions) for c in columns}

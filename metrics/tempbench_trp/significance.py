@@ -1,8 +1,6 @@
-"""How sure a TempBench number is: bootstrap intervals and paired tests over questions.
+"""How sure a TempBench number is: bootstrap intervals and paired tests over questions (on `core.resampling`).
 
-TempBench asks to read the *gap* between retrievers; `paired_test` says whether a gap is larger
-than the question sample explains. Each question's `scoring.ItemStats` becomes one row of numbers,
-and the headline numbers are functions of column sums over a sample:
+Each question's `ItemStats` becomes one row, and the headline numbers are functions of column sums:
 
     coverage  = sum(retrieved) / n                retrieved: the question retrieved anything
     TRP_macro = sum(TRP_q over retrieved) / sum(retrieved)      (0.0 when nothing was retrieved)
@@ -10,8 +8,7 @@ and the headline numbers are functions of column sums over a sample:
     CCR       = sum(CCR_q) / n
 
 (the 0.0 cases are the reference's quirk, kept in every resample). Slices are resampled within the
-slice. Point estimates are `scoring.aggregate`'s parity numbers; intervals and p-values come from
-`benchscore.core.resampling`: `confidence_intervals(stats)`, `paired_test(stats_a, stats_b)`.
+slice. Point estimates are always `scoring.aggregate`'s parity numbers.
 """
 
 import numpy as np
@@ -53,15 +50,15 @@ def slice_statistic(sums):
     return {"TRP": numbers["TRP_macro"], "CCR": numbers["CCR"]}
 
 
-def confidence_intervals(stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
-    """Percentile bootstrap over questions: {name: {"estimate", "low", "high"}} per headline number.
-
-    `estimate` is exactly `aggregate(stats)`'s number.
-    """
-    check_options(n_resamples, seed, level)
+def _estimates(stats):
     result = aggregate(stats, by=())
-    return intervals(item_values(stats), statistic, {name: result[name] for name in HEADLINE},
-                     n_resamples, seed, level)
+    return {name: result[name] for name in HEADLINE}
+
+
+def confidence_intervals(stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
+    """Percentile bootstrap over questions: {name: {"estimate", "low", "high"}}, estimate = `aggregate`'s."""
+    check_options(n_resamples, seed, level)
+    return intervals(item_values(stats), statistic, _estimates(stats), n_resamples, seed, level)
 
 
 def slice_intervals(stats, by=SLICES, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
@@ -93,24 +90,19 @@ def check_same_questions(stats_a, stats_b):
 def paired_test(stats_a, stats_b, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
     """Paired bootstrap and approximate randomization of run B against run A over the same questions.
 
-    Returns {name: {"a", "b", "difference", "low", "high", "p_bootstrap", "p_randomization"}};
-    difference = b - a, (low, high) its interval at `level`, p-values two-sided.
+    Returns {name: {"a", "b", "difference" (b - a), "low", "high", "p_bootstrap", "p_randomization"}}.
     """
     check_options(n_resamples, seed, level)
     check_same_questions(stats_a, stats_b)
-    result_a, result_b = aggregate(stats_a, by=()), aggregate(stats_b, by=())
-    return paired(item_values(stats_a), item_values(stats_b), statistic,
-                  {name: result_a[name] for name in HEADLINE}, {name: result_b[name] for name in HEADLINE},
+    return paired(item_values(stats_a), item_values(stats_b), statistic, _estimates(stats_a), _estimates(stats_b),
                   n_resamples, seed, level)
 
 
 def add_confidence(result, stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
-    """Adds intervals to a result dict of `stats` (as `score` or `compute` returns it) and names them
-    in its signature.
+    """Adds intervals to a result dict of `stats` and names them in its signature (extension keys).
 
-    Extension keys: "extension_confidence_intervals" {name: {"low", "high"}} per headline number,
-    and in each slice cell of the result's "by_<field>" "confidence_intervals" {"TRP", "CCR"},
-    resampled within the cell.
+    "extension_confidence_intervals" {name: {"low", "high"}}, and "confidence_intervals" {"TRP", "CCR"}
+    in each slice cell (resampled within the cell).
     """
     options = (n_resamples, seed, level)
     result["extension_confidence_intervals"] = bounds(confidence_intervals(stats, *options))

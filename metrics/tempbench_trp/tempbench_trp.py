@@ -91,12 +91,10 @@ Examples:
 
 @contextlib.contextmanager
 def _gc_paused():
-    """CPython's cyclic garbage collector paused for the duration (if it was running).
+    """The cyclic garbage collector paused (if it was running); reference counting still frees as usual.
 
-    evaluate's `add_batch`/`compute` build tens of thousands of long-lived lists and dicts; each
-    full collection rescans them all, which took 3-4x the whole compute time on 10k questions
-    (`scripts/bench_tempbench.py`). Reference counting still frees everything as usual; the few
-    cycles made meanwhile (e.g. by an exception) are collected once the collector runs again.
+    evaluate builds tens of thousands of long-lived lists and dicts, and each full collection rescanned
+    them: 3-4x the whole compute time on 10k questions (`scripts/bench_tempbench.py`).
     """
     enabled = gc.isenabled()
     gc.disable()
@@ -108,11 +106,8 @@ def _gc_paused():
 
 
 class _Storable(datasets.Features):
-    """The declared features, for batches `_prepare` already made storable (flat lists of str and float).
-
-    evaluate's `add_batch` runs `Features.encode_batch`, a Python call per value (0.8x the whole pure
-    scoring time on 10k questions); Arrow still checks every value against the declared types.
-    """
+    """The declared features without `encode_batch` (a Python call per value, 0.8x the pure scoring time):
+    `_prepare` already made every batch storable, and Arrow still checks each value's type."""
 
     def encode_batch(self, batch):
         return batch
@@ -153,11 +148,8 @@ class TempbenchTrp(metric.BenchscoreMetric):
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            # What is stored is what `_prepare` checked, as flat lists: Arrow encodes and reads
-            # them back ~5x faster than one struct per triple. Per question: the retrieved
-            # (s, r, o) in the config's space, three strings each, and (t_start, t_end) pairs;
-            # the distinct gold (s, r, o) in the config's space (evidence in the other space was
-            # refused by `_prepare`).
+            # What `_prepare` checked, as flat lists (~5x faster through Arrow than a struct per triple):
+            # the retrieved (s, r, o) strings and (t_start, t_end) pairs, the distinct gold (s, r, o).
             features=_Storable(
                 {
                     "predictions": {"triples": strings, "times": [datasets.Value("float64")]},
@@ -177,9 +169,8 @@ class TempbenchTrp(metric.BenchscoreMetric):
             raise ValueError(f"config_name must be 'label' (the default) or 'id', found {self.config_name!r}")
         return space
 
-    # Overridden only to pause the garbage collector around evaluate's own work (see _gc_paused).
     def compute(self, **kwargs):
-        """Scores what was added (and `predictions`/`references` with their features, if given)."""
+        """Scores what was added (and `predictions`/`references` with their features, if given), GC paused."""
         with _gc_paused():
             return super().compute(**kwargs)
 
@@ -211,7 +202,7 @@ class TempbenchTrp(metric.BenchscoreMetric):
         # Every example was checked by _prepare: the formula runs on the stored values.
         space = self._space()
         scoring.check_options(space, top_k, dedup)
-        keep = None if functional_ids is None else scoring.subset_filter(functional_ids)
+        keep = scoring.subset_filter(functional_ids)
         stats = []
         for i, (evidence, gold) in enumerate(zip(predictions, references)):
             qid = id[i] or None
