@@ -1,4 +1,4 @@
-"""`benchscore tempbench` and `benchscore compare tempbench`, streamed from disk through `files.py` (card: README.md)."""
+"""`benchscore tempbench` and `benchscore compare tempbench`, streamed through `files.py` (card: README.md)."""
 
 import json
 import sys

@@ -1,4 +1,4 @@
-"""TempBench TRP and CCR: per-question statistics, then an aggregate over them (card: README.md).
+"""TempBench TRP and CCR: per-question statistics, then an aggregate over them.
 
 Definitions (Caldarini, TempBench, CIKM '26; reference scorer `tempbench_eval.py`):
 
@@ -265,11 +265,17 @@ class Aggregator:
         return self.add_rows([item])
 
     def add_rows(self, items):
-        items = items if isinstance(items, list) else stats_list(items)
+        try:
+            items = items if isinstance(items, list) else list(items)
+        except TypeError:
+            raise TypeError(f"stats is {type(items).__name__} {shown(items)}; expected a list of ItemStats (from "
+                            "item_stats)") from None
         try:
             self._add_rows(items)
-        except AttributeError:  # the items are checked only when this fails: no cost on the usual path
-            raise not_item_stats(items) from None  # (what was added before stays: start a new Aggregator)
+        except AttributeError:  # items checked only now (no cost otherwise); earlier adds stay: use a new Aggregator
+            index, item = next(((i, s) for i, s in enumerate(items) if not isinstance(s, ItemStats)), (None, None))
+            raise TypeError(f"example {index}: the statistics are {type(item).__name__} {shown(item)}; expected a "
+                            "tempbench_trp ItemStats (from item_stats)") from None
         return self
 
     def _add_rows(self, items):
@@ -305,8 +311,8 @@ class Aggregator:
                  for key, cell in sorted(cells.items(), key=lambda kv: str(kv[0])) if not cell[1]]
         if not self.total[1]:
             empty.insert(0, "all questions")
-        return [] if not empty else [f"TRP is reported as 0.0, not undefined, where no question retrieved anything (the reference "
-                f"scorer's convention): {', '.join(empty[:5])}{' ...' if len(empty) > 5 else ''}"]
+        return [f"TRP is reported as 0.0, not undefined, where no question retrieved anything (the reference "
+                f"scorer's convention): {', '.join(empty[:5])}{' ...' if len(empty) > 5 else ''}"] if empty else []
 
 
 FIELDS = tuple(field.name for field in dataclasses.fields(ItemStats))
@@ -324,22 +330,6 @@ def checked_by(by):
         if field not in FIELDS:
             raise ValueError(f"by names {shown(field)}; expected ItemStats fields, e.g. {SLICES} (any of {FIELDS})")
     return fields
-
-
-def stats_list(stats):
-    """`stats` (an iterable of `ItemStats`) as a list; a `TypeError` for what is not iterable."""
-    try:
-        return list(stats)
-    except TypeError:
-        raise TypeError(f"stats is {type(stats).__name__} {shown(stats)}; expected a list of ItemStats (from "
-                        "item_stats)") from None
-
-
-def not_item_stats(stats):
-    """The `TypeError` for the first element of `stats` without the fields of an `ItemStats`."""
-    index, item = next(((i, s) for i, s in enumerate(stats) if not isinstance(s, ItemStats)), (None, None))
-    return TypeError(f"example {index}: the statistics are {type(item).__name__} {shown(item)}; expected a "
-                     "tempbench_trp ItemStats (from item_stats)")
 
 
 def _add_to_cell(cell, items):

@@ -1,6 +1,5 @@
 """TempBench TRP and CCR: temporal retrieval precision and chain consistency (the reference scorer's numbers)."""
 
-import contextlib
 import gc
 
 import datasets
@@ -89,9 +88,8 @@ Examples:
 """
 
 
-@contextlib.contextmanager
-def _gc_paused():
-    """The cyclic garbage collector paused (if it was running); reference counting still frees as usual.
+def _gc_paused(method, **kwargs):
+    """`method(**kwargs)` with the cyclic garbage collector paused; reference counting still frees as usual.
 
     evaluate builds tens of thousands of long-lived lists and dicts, and each full collection rescanned
     them: 3-4x the whole compute time on 10k questions (`scripts/bench_tempbench.py`).
@@ -99,7 +97,7 @@ def _gc_paused():
     enabled = gc.isenabled()
     gc.disable()
     try:
-        yield
+        return method(**kwargs)
     finally:
         if enabled:
             gc.enable()
@@ -171,13 +169,11 @@ class TempbenchTrp(metric.BenchscoreMetric):
 
     def compute(self, **kwargs):
         """Scores what was added (and `predictions`/`references` with their features, if given), GC paused."""
-        with _gc_paused():
-            return super().compute(**kwargs)
+        return _gc_paused(super().compute, **kwargs)
 
     def add_batch(self, **kwargs):
         """Adds questions: each is checked here, so an error names the example before Arrow sees it."""
-        with _gc_paused():
-            return super().add_batch(**kwargs)
+        return _gc_paused(super().add_batch, **kwargs)
 
     def _prepare(self, batch, start):
         """Every question checked once (the scorer's own checks) and stored in the compact form."""

@@ -1,7 +1,5 @@
 """TempBench inside a `transformers.Trainer`: a `compute_metrics` for a model whose output decodes to evidence.
 
-    from benchscore.tempbench_trp.loader import load_tempbench
-    from benchscore.tempbench_trp.trainer import compute_metrics_for
     questions = load_tempbench("benchmark_labelled.jsonl", split="test")   # one row per question
 
     def decode(predictions, indices):        # the model's output rows -> evidence per question
@@ -9,8 +7,7 @@
                                        skip_special_tokens=True)
         return [parse_my_triples(text) for text in texts]   # [(s, r, o, t_start, t_end), ...] each
 
-    trainer = Seq2SeqTrainer(model, Seq2SeqTrainingArguments(..., predict_with_generate=True),
-                             eval_dataset=tokenized_questions,
+    trainer = Seq2SeqTrainer(model, args, eval_dataset=tokenized_questions,  # args: predict_with_generate=True
                              compute_metrics=compute_metrics_for(questions, decode))
     trainer.evaluate()     # {"eval_TRP_macro": ..., "eval_TRP_micro": ..., "eval_CCR": ..., ...}
 
