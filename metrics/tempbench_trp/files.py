@@ -70,20 +70,16 @@ def _triple(raw, path, where, extra):
 
 
 def iter_questions(path, split=None):
-    """(line, checked question record) for the questions of `path` (those of `split`, if given).
-
-    `path` may be `official:<split>` (`benchscore.data`): the store's copy, restricted to that split.
-    """
+    """(line, checked question record) for the questions of `path` (`official:<split>` too), of `split` if given."""
     path, split = data.resolve_split("tempbench", path, split)
-    splits, n_read, n_selected = set(), 0, 0
+    splits, n_selected = set(), 0
     for number, raw in iter_jsonl(path, QUESTION):
-        n_read += 1
         record = question_record(raw, f"{path}:{number}")
         splits.add(record["split"])
         if split is None or record["split"] == split:
             n_selected += 1
             yield number, record
-    if not n_read:
+    if not splits:
         raise at_line(path, 1, f"the file has no questions; expected {QUESTION} per line")
     if not n_selected:
         found = ", ".join(sorted(map(str, splits)))
@@ -96,10 +92,7 @@ def read_references(path, split=None):
 
 
 def read_functional_ids(path, flag=None):
-    """Question ids of a `functional_negatives.jsonl`-style file (with `flag`: the lines where it is true).
-
-    A line is an object with an `id` or a bare JSON string. No id at all is an error: an empty subset scores nothing.
-    """
+    """Question ids of a `functional_negatives.jsonl`-style file (with `flag`: the lines where it is true)."""
     path = data.resolve("tempbench", path)
     ids = [_functional_id(path, number, record, flag)
            for number, record in iter_jsonl(path, "an object with an 'id'", objects_only=False)]

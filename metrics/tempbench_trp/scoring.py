@@ -63,14 +63,13 @@ class Question(typing.NamedTuple):
 
 # Checks: everything a caller can get wrong, with messages naming the question, field and fix
 def check_options(space="label", top_k=None, dedup=False):
-    """The (s, r, o) keys of `space`, once `top_k` and `dedup` are known to be valid."""
+    """Refuses an unknown `space`, a `top_k` that is not a positive int or None, a `dedup` that is not a bool."""
     if not isinstance(space, str) or space not in SPACES:
         raise ValueError(f"space must be 'label' or 'id', found {space!r:.80}")
     if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1):
         raise ValueError(f"top_k must be a positive int or None, found {top_k!r:.80}")
     if not isinstance(dedup, bool):
         raise TypeError(f"dedup must be True or False, found {dedup!r:.80}")
-    return SPACES[space]
 
 
 def year(value, what, finite=False):
@@ -180,8 +179,7 @@ def _lacks(item, space, where, j):
 def stats(question, items, top_k=None, dedup=False):
     """`ItemStats` of a checked `Question` and its checked items `((s, r, o), t_start, t_end)`.
 
-    `dedup` drops exact repeats of `(s, r, o, t_start, t_end)`; `top_k` then keeps the first k.
-    Both are extensions (the reference counts every copy and never truncates).
+    Extensions: `dedup` drops exact repeats, then `top_k` keeps the first k (the reference does neither).
     """
     gold, t_query = question.gold, question.t_query
     n_ret = hits = 0
@@ -218,10 +216,7 @@ def wrong_space(question, j, triple):
 
 
 def item_stats(questions, evidences, space="label", top_k=None, dedup=False):
-    """One `ItemStats` per question; `evidences[i]` is what was retrieved for `questions[i]`, in rank order.
-
-    An error names the example (0-based) and the question's id.
-    """
+    """One `ItemStats` per question; `evidences[i]` is what was retrieved for `questions[i]`, in rank order."""
     check_options(space, top_k, dedup)
     return list(_iter_stats(questions, evidences, space, top_k, dedup))
 
@@ -346,10 +341,7 @@ def _cell_summary(cell):
 
 
 def aggregate(stats, by=SLICES):
-    """Corpus numbers and per-slice cells (the reference's `aggregate`) from `ItemStats`.
-
-    Any list works, so a bootstrap resample is `aggregate([stats[i] for i in sample])`.
-    """
+    """Corpus numbers and slice cells from `ItemStats` alone (a resample: `aggregate([stats[i] for i in sample])`)."""
     return Aggregator(by).add_rows(stats).result()
 
 
@@ -403,10 +395,7 @@ def aggregate_stream(stats, by=SLICES):
 
 
 def score(questions, evidences, space="label", top_k=None, dedup=False, functional_ids=None, by=SLICES):
-    """The fast path (no `evaluate`): the result dict of any iterables, streamed in chunks.
-
-    `functional_ids` restricts the questions to that subset (they then need an `id`).
-    """
+    """The fast path (no `evaluate`): the result dict of any iterables, streamed in chunks."""
     sig = signature(space, top_k, dedup, functional_ids)
     stream = _iter_stats(questions, evidences, space, top_k, dedup, subset_filter(functional_ids))
     return dict(aggregate_stream(stream, by), signature=sig)
