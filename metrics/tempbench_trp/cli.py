@@ -34,28 +34,16 @@ def add_arguments(parser):
                            help="with --functional: keep only lines whose FIELD is true (e.g. S_dist)")
 
 
-def read_subset(args):
-    """The ids of `--functional FILE` (None without it); an empty subset is an error, as an empty file is."""
-    if args.functional:
-        return files.read_functional_ids(args.functional, args.functional_flag)
-    if args.functional_flag:
+def run(args):
+    if args.functional_flag and not args.functional:
         raise ValueError("--functional-flag needs --functional FILE")
-    return None
-
-
-def check_subset(args, functional_ids, result):
-    """`--functional FILE` naming no question of the questions file (of `--split`) is an error, not n/a numbers."""
-    if functional_ids is not None and not result["n_questions"]:
+    functional_ids = files.read_functional_ids(args.functional, args.functional_flag) if args.functional else None
+    result = files.score_files(args.questions, args.evidence, space=args.space, split=args.split, top_k=args.top_k,
+                               dedup=args.dedup, functional_ids=functional_ids)
+    if functional_ids is not None and not result["n_questions"]:  # an error, not n/a numbers
         split, n = f" of split {args.split!r}" if args.split else "", len(set(functional_ids))
         raise at_line(args.functional, 1, f"none of its {n} id{'s' * (n != 1)} is a question{split} in "
                                           f"{args.questions}; expected ids of those questions")
-
-
-def run(args):
-    functional_ids = read_subset(args)
-    result = files.score_files(args.questions, args.evidence, space=args.space, split=args.split, top_k=args.top_k,
-                               dedup=args.dedup, functional_ids=functional_ids)
-    check_subset(args, functional_ids, result)
     for warning in result.get("warnings", ()):
         print(f"benchscore tempbench: warning: {warning}", file=sys.stderr)
     print(json.dumps(result, indent=2) if args.json else format_table(result))

@@ -64,15 +64,13 @@ def confidence_intervals(stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED
 def slice_intervals(stats, by=SLICES, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
     """{"by_<field>": {value: {"TRP": {...}, "CCR": {...}}}}: each cell's questions resampled within it."""
     check_options(n_resamples, seed, level)
-    result = aggregate(stats, by=by)
-    out = {}
+    result, out = aggregate(stats, by=by), {}
     for field in by:
-        cells = {}
+        out["by_" + field] = cells = {}
         for value, cell in result["by_" + field].items():
             members = [r for r in stats if getattr(r, field) == value]
-            cells[value] = intervals(item_values(members), slice_statistic,
-                                     {"TRP": cell["TRP"], "CCR": cell["CCR"]}, n_resamples, seed, level)
-        out["by_" + field] = cells
+            estimates = {"TRP": cell["TRP"], "CCR": cell["CCR"]}
+            cells[value] = intervals(item_values(members), slice_statistic, estimates, n_resamples, seed, level)
     return out
 
 
