@@ -52,11 +52,9 @@ def run(args):
 
 def format_table(result):
     """The headline numbers, then one line per slice cell."""
-    lines = [result["signature"], ""]
-    head = [("questions", result["n_questions"]), ("coverage", result["coverage"]),
-            ("TRP_macro", result["TRP_macro"]), ("TRP_micro", result["TRP_micro"]), ("CCR", result["CCR"])]
-    lines.append("  ".join(f"{name} {_number(value)}" for name, value in head))
-    lines += ["", f"{'slice':<24}{'n':>7}{'TRP':>9}{'CCR':>9}"]
+    head = {"questions": result["n_questions"], **{k: result[k] for k in ("coverage", "TRP_macro", "TRP_micro", "CCR")}}
+    lines = [result["signature"], "", "  ".join(f"{name} {_number(value)}" for name, value in head.items()),
+             "", f"{'slice':<24}{'n':>7}{'TRP':>9}{'CCR':>9}"]
     for key, cells in result.items():
         if key.startswith("by_"):
             lines.append(key[3:])
@@ -73,7 +71,6 @@ def _number(value):
     return str(value) if isinstance(value, int) else f"{value:.4f}"
 
 
-# `benchscore compare tempbench`
 def add_compare_arguments(parser):
     parser.add_argument("--questions", "--gold", dest="questions", required=True,
                         help="benchmark_labelled.jsonl (labels) or benchmark.jsonl (ids)")
@@ -82,8 +79,7 @@ def add_compare_arguments(parser):
 
 
 def run_compare(args):
-    # Resolved once for every system; scored against the store's Hub copy, the signature names its
-    # revision, as `benchscore tempbench` does.
+    # Resolved once for every system; the signature names a store's Hub revision, as in `run`.
     questions, split = data.resolve_split("tempbench", args.questions, args.split)
     stats = [files.file_stats(questions, path, args.space, split, args.top_k, args.dedup) for path in args.predictions]
     return report_comparison(args, stats, significance.confidence_intervals, significance.paired_test,

@@ -22,7 +22,6 @@ QUESTION = "one question (a JSON object with id, t_query, S_star)"
 EVIDENCE = 'one {"id": ..., "evidence": [triples]} object'
 
 
-# Questions
 def question_record(raw, where):
     """A checked question: every documented field (None when absent), the others in the JSON text `extra`."""
     qid = raw.get("id")
@@ -114,7 +113,6 @@ def _functional_id(path, number, record, flag):
     return record["id"] if flag is None or record[flag] else None
 
 
-# Runs (evidence files)
 def read_predictions(path):
     """{question id: evidence list} of a run file (in memory; `file_stats` streams instead)."""
     return {qid: evidence for qid, (_, evidence) in _Evidence(path).read_all().items()}
@@ -245,8 +243,7 @@ def file_stats(questions_path, evidence_path, space="label", split=None, top_k=N
 def score_files(questions_path, evidence_path, space="label", split=None, top_k=None, dedup=False,
                 functional_ids=None, by=scoring.SLICES):
     """The result dict of a run file (streamed, flat memory), with `n_evidence_unused` and the signature."""
-    # Resolved once (a store file is checksummed on each resolve); a run scored against the store's
-    # Hub copy names its revision (`|data:Guen/tempbench@<commit>`).
+    # Resolved once (a store file is checksummed on each resolve); a Hub copy's revision joins the signature.
     questions_path, split = data.resolve_split("tempbench", questions_path, split)
     sig = scoring.signature(space, top_k, dedup, functional_ids) + data.signature_part(questions_path)
     counts = {}

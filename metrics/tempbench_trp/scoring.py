@@ -1,17 +1,11 @@
 """TempBench TRP and CCR: per-question statistics, then an aggregate over them.
 
-Definitions (Caldarini, TempBench, CIKM '26; reference scorer `tempbench_eval.py`):
-
+As the reference scorer `tempbench_eval.py` (the card: "Description", "Limitations and bias"):
     hits  = retrieved triples whose (s, r, o) is in S* and whose own t_start <= t_query <= t_end
-    TRP   = hits / n_retrieved                      (undefined when nothing was retrieved)
-    CCR   = 1 if every distinct gold (s, r, o) is among the hits, else 0
-
-    TRP_macro = mean TRP over questions that retrieved anything
-    TRP_micro = sum(hits) / sum(n_retrieved)
-    CCR       = mean CCR over all questions;  coverage = share of questions that retrieved anything
-
-The reference's quirks are kept (the card's "Limitations and bias"); where it would silently score
-zero or crash without saying where, we raise a clear error.
+    TRP   = hits / n_retrieved (None when nothing was retrieved); TRP_macro its mean where defined
+    CCR   = 1 if every distinct gold (s, r, o) is among the hits, else 0; corpus CCR its mean
+    TRP_micro = sum(hits) / sum(n_retrieved);  coverage = share of questions that retrieved anything
+Where the reference would silently score zero or crash without saying where, we raise a clear error.
 """
 
 import dataclasses
@@ -127,8 +121,7 @@ def _check_list(evidence, where):
 def check_evidence(evidence, space, where):
     """The retrieved items as checked `((s, r, o), t_start, t_end)`, read lazily (a cut stops reading).
 
-    The per-item loop of every path, kept in one piece: a helper call per item would cost ~10% of
-    the whole scoring time.
+    The per-item loop of every path, kept in one piece: a helper call per item costs ~10% of the scoring time.
     """
     s_key, r_key, o_key = SPACES[space]
     for j, item in enumerate(_check_list(evidence, where)):

@@ -1,14 +1,8 @@
 """How sure a TempBench number is: bootstrap intervals and paired tests over questions (on `core.resampling`).
 
-Each question's `ItemStats` becomes one row, and the headline numbers are functions of column sums:
-
-    coverage  = sum(retrieved) / n                retrieved: the question retrieved anything
-    TRP_macro = sum(TRP_q over retrieved) / sum(retrieved)      (0.0 when nothing was retrieved)
-    TRP_micro = sum(hits) / sum(n_ret)                          (0.0 when nothing was retrieved)
-    CCR       = sum(CCR_q) / n
-
-(the 0.0 cases are the reference's quirk, kept in every resample). Slices are resampled within the
-slice. Point estimates are always `scoring.aggregate`'s parity numbers.
+Each question's `ItemStats` is one row; the headline numbers are functions of a sample's column sums
+(`statistic`), with the reference's 0.0 for TRP where nothing was retrieved kept in every resample.
+Slices are resampled within the slice; point estimates are always `scoring.aggregate`'s numbers.
 """
 
 import numpy as np
@@ -97,11 +91,8 @@ def paired_test(stats_a, stats_b, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SE
 
 
 def add_confidence(result, stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
-    """Adds intervals to a result dict of `stats` and names them in its signature (extension keys).
-
-    "extension_confidence_intervals" {name: {"low", "high"}}, and "confidence_intervals" {"TRP", "CCR"}
-    in each slice cell (resampled within the cell).
-    """
+    """Adds "extension_confidence_intervals" {name: {"low", "high"}} to a result dict of `stats`,
+    "confidence_intervals" {"TRP", "CCR"} to each slice cell, and the options to its signature."""
     options = (n_resamples, seed, level)
     result["extension_confidence_intervals"] = bounds(confidence_intervals(stats, *options))
     fields = tuple(key[3:] for key in result if key.startswith("by_"))

@@ -20,13 +20,10 @@ _CITATION = data.BENCHMARKS["tempbench"].bibtex + "\n"
 
 _DESCRIPTION = """\
 TempBench scores the evidence a retriever returns for a temporal KGQA question against the
-question's gold subgraph S*, not the generated answer. Per question, a retrieved triple is a hit
-when its (s, r, o) is in S* and its own interval contains t_query (inclusive); TRP = hits / retrieved
-and CCR = 1 when every distinct gold triple is among the hits. The corpus reports TRP macro (over
-questions that retrieved anything) and micro, CCR, coverage, and the same cells per complexity and
-per operator. This module reproduces the reference scorer (tempbench_eval.py) number for number;
-the triple space (labels or Wikidata ids) is the config name, and evidence in the other space is
-an error instead of the reference's silent zero.
+question's gold subgraph S*: TRP (the share of retrieved triples that are gold and valid at t_query,
+macro and micro), CCR (every gold triple retrieved) and coverage, also per complexity and operator.
+This module reproduces the reference scorer (tempbench_eval.py) number for number; the triple space
+(labels or Wikidata ids) is the config name, and evidence in the other space is an error, not a zero.
 """
 
 _KWARGS_DESCRIPTION = """
@@ -49,13 +46,11 @@ Args:
     n_resamples: bootstrap resamples for `confidence` (default 1000).
     seed: random seed for `confidence` (default 12345); with the same seed the intervals repeat.
 Returns:
-    n_questions, coverage, TRP_macro, TRP_micro, CCR, by_complexity, by_operator
-        ({value: {n, TRP, CCR}}), signature (the scoring rules' and the package's versions, the
-        space and every option), and warnings (a list, only when there is one: e.g. TRP reported
-        as 0.0, the reference's convention, where no question retrieved anything).
-    With `confidence`: extension_confidence_intervals ({"TRP_macro": {"low", "high"}, "TRP_micro",
-        "CCR", "coverage"}), "confidence_intervals" ({"TRP", "CCR"}) in each slice cell, and
-        `|bootstrap:<n>|seed:<s>|confidence:<level>` at the end of the signature.
+    n_questions, coverage, TRP_macro, TRP_micro, CCR, by_complexity and by_operator ({value: {n, TRP,
+        CCR}}), signature (versions and every option), and warnings (only when there is one: e.g. TRP
+        reported as 0.0, the reference's convention, where no question retrieved anything).
+    With `confidence`: extension_confidence_intervals ({name: {"low", "high"}}), "confidence_intervals"
+        in each slice cell, and `|bootstrap:<n>|seed:<s>|confidence:<level>` in the signature.
 Examples:
     >>> tempbench = evaluate.load("tempbench_trp")  # config "label"; "id" for Wikidata ids
     >>> gold = [{"s": "Ada", "r": "member of sports team", "o": "Rovers"}]

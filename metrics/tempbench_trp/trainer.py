@@ -1,16 +1,12 @@
 """TempBench inside a `transformers.Trainer`: a `compute_metrics` for a model whose output decodes to evidence.
 
-    questions = load_tempbench("benchmark_labelled.jsonl", split="test")   # one row per question
-    trainer = Seq2SeqTrainer(model, args, eval_dataset=tokenized_questions,  # args: predict_with_generate=True
-                             compute_metrics=compute_metrics_for(questions, decode))
-    trainer.evaluate()     # {"eval_TRP_macro": ..., "eval_TRP_micro": ..., "eval_CCR": ..., ...}
-
-`decode(predictions, indices)` gets the Trainer's predictions for some rows (an array or a tuple of
-arrays; padding may be -100, e.g. `np.where(predictions < 0, pad_token_id, predictions)` before
-`tokenizer.batch_decode`) and their row numbers (a `range`); it returns one evidence list per row in
-rank order, as the module's `predictions`. The gold side is read from the eval dataset in order
-(unshuffled). Works with and without `batch_eval_metrics` (same numbers); logged keys are flattened
-("by_complexity/1hop/TRP"), the full result is `.last_result`; after a failed evaluation, build a new one.
+Usage: the card's "In a training loop". `decode(predictions, indices)` gets the Trainer's predictions
+for some rows (an array or a tuple of arrays; padding may be -100, e.g. `np.where(predictions < 0,
+pad_token_id, predictions)` before `tokenizer.batch_decode`) and their row numbers (a `range`); it
+returns one evidence list per row in rank order, as the module's `predictions`. The gold side is read
+from the eval dataset in order (unshuffled). Works with and without `batch_eval_metrics` (same
+numbers); logged keys are flattened ("by_complexity/1hop/TRP"), the full result is `.last_result`;
+after a failed evaluation, build a new one.
 """
 
 from benchscore.tempbench_trp.loader import metric_inputs
