@@ -26,8 +26,8 @@ def _common_arguments(parser):
 def add_arguments(parser):
     parser.add_argument("--questions", required=True, help="benchmark_labelled.jsonl (labels) or benchmark.jsonl (ids)")
     parser.add_argument("--evidence", required=True, help='the run: one {"id", "evidence": [triples]} line per question')
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
     extension = _common_arguments(parser)
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
     extension.add_argument("--functional", metavar="FILE",
                            help="score only the question ids in this functional_negatives.jsonl-style file")
     extension.add_argument("--functional-flag", metavar="FIELD",

@@ -245,8 +245,8 @@ def score_files(questions_path, evidence_path, space="label", split=None, top_k=
     """The result dict of a run file (streamed, flat memory), with `n_evidence_unused` and the signature."""
     # Resolved once (a store file is checksummed on each resolve); a Hub copy's revision joins the signature.
     questions_path, split = data.resolve_split("tempbench", questions_path, split)
-    sig = scoring.signature(space, top_k, dedup, functional_ids) + data.signature_part(questions_path)
     counts = {}
     stream = iter_file_stats(questions_path, evidence_path, space, split, top_k, dedup, functional_ids, counts)
-    result = scoring.aggregate_stream(stream, by)
+    result = scoring.summarize(stream, by, space=space, top_k=top_k, dedup=dedup, functional_ids=functional_ids)
+    sig = result.pop("signature") + data.signature_part(questions_path)
     return dict(result, n_evidence_unused=counts["n_evidence_unused"], signature=sig)

@@ -288,7 +288,8 @@ class Aggregator:
         for field, cells in self.slices.items():
             # Slices keyed by the raw field value (None when missing), ordered by str(key).
             ordered = sorted(cells.items(), key=lambda kv: str(kv[0]))
-            out["by_" + field] = {key: _cell_summary(cell) for key, cell in ordered}
+            out["by_" + field] = {key: {"n": n, "TRP": trp_sum / n_scored if n_scored else 0.0, "CCR": ccr_sum / n}
+                                  for key, (n, n_scored, trp_sum, ccr_sum) in ordered}
         return out
 
     def warnings(self):
@@ -308,12 +309,9 @@ FIELDS = tuple(field.name for field in dataclasses.fields(ItemStats))
 
 def checked_by(by):
     """The `by` of `aggregate` as a tuple of `ItemStats` field names, or an error naming the bad value."""
-    try:
-        fields = tuple(by) if not isinstance(by, str) else None
-    except TypeError:
-        fields = None
-    if fields is None:
+    if isinstance(by, str) or not hasattr(by, "__iter__"):
         raise TypeError(f"by is {shown(by)}; expected a tuple of ItemStats fields, e.g. {SLICES} or ()")
+    fields = tuple(by)
     for field in fields:
         if field not in FIELDS:
             raise ValueError(f"by names {shown(field)}; expected ItemStats fields, e.g. {SLICES} (any of {FIELDS})")
@@ -326,11 +324,6 @@ def _add_to_cell(cell, items):
     cell[1] += len(trps)
     cell[2] = functools.reduce(operator.add, trps, cell[2])
     cell[3] += sum(s.ccr for s in items)
-
-
-def _cell_summary(cell):
-    n, n_scored, trp_sum, ccr_sum = cell
-    return {"n": n, "TRP": trp_sum / n_scored if n_scored else 0.0, "CCR": ccr_sum / n}
 
 
 def aggregate(stats, by=SLICES):
@@ -378,22 +371,16 @@ def subset_filter(functional_ids):
     return keep
 
 
-def aggregate_stream(stats, by=SLICES):
-    """`aggregate` of an iterable of `ItemStats` in chunks (flat memory), with its `warnings`."""
-    totals, stats = Aggregator(by), iter(stats)
-    for chunk in iter(lambda: list(itertools.islice(stats, _CHUNK)), []):
-        totals.add_rows(chunk)
-    result, warnings = totals.result(), totals.warnings()
-    return dict(result, warnings=warnings) if warnings else result
-
-
 def score(questions, evidences, space="label", top_k=None, dedup=False, functional_ids=None, by=SLICES):
     """The fast path (no `evaluate`): the result dict of any iterables, streamed in chunks."""
-    sig = signature(space, top_k, dedup, functional_ids)
     stream = _iter_stats(questions, evidences, space, top_k, dedup, subset_filter(functional_ids))
-    return dict(aggregate_stream(stream, by), signature=sig)
+    return summarize(stream, by, space=space, top_k=top_k, dedup=dedup, functional_ids=functional_ids)
 
 
 def summarize(stats, by=SLICES, **options):
-    """The result dict of already computed `ItemStats` (what `score` returns for them)."""
-    return dict(aggregate_stream(stats, by), signature=signature(**options))
+    """The result dict of `ItemStats` (what `score` returns for them), aggregated in chunks (flat memory)."""
+    sig, totals, stats = signature(**options), Aggregator(by), iter(stats)  # options checked before any scoring
+    for chunk in iter(lambda: list(itertools.islice(stats, _CHUNK)), []):
+        totals.add_rows(chunk)
+    result, warnings = totals.result(), totals.warnings()
+    return dict(result, warnings=warnings, signature=sig) if warnings else dict(result, signature=sig)
