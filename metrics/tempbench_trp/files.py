@@ -1,8 +1,7 @@
 """TempBench's files (questions, runs, functional subsets) -> checked questions and `ItemStats`: the one read path.
 
-Questions are scored in questions-file order (the reference's sum order) and joined to run lines by
-id. Memory stays flat when the run follows the questions' order (other lines in between are fine);
-lines met out of order are held until their question comes.
+Questions are scored in file order (the reference's sum order), each joined to its run line by id; run
+lines met ahead of their question are held, so memory stays flat when the run follows the questions.
 """
 
 import json

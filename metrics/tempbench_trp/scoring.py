@@ -119,10 +119,8 @@ def _check_list(evidence, where):
 
 
 def check_evidence(evidence, space, where):
-    """The retrieved items as checked `((s, r, o), t_start, t_end)`, read lazily (a cut stops reading).
-
-    The per-item loop of every path, kept in one piece: a helper call per item costs ~10% of the scoring time.
-    """
+    """The retrieved items as checked `((s, r, o), t_start, t_end)`, read lazily (a cut stops reading): the
+    per-item loop of every path, in one piece (a helper call per item costs ~10% of the scoring time)."""
     s_key, r_key, o_key = SPACES[space]
     for j, item in enumerate(_check_list(evidence, where)):
         try:
@@ -170,10 +168,8 @@ def _lacks(item, space, where, j):
 
 # Step 1: the formula on checked values
 def stats(question, items, top_k=None, dedup=False):
-    """`ItemStats` of a checked `Question` and its checked items `((s, r, o), t_start, t_end)`.
-
-    Extensions: `dedup` drops exact repeats, then `top_k` keeps the first k (the reference does neither).
-    """
+    """`ItemStats` of a checked `Question` and its checked items `((s, r, o), t_start, t_end)`; extensions:
+    `dedup` drops exact repeats, then `top_k` keeps the first k (the reference does neither)."""
     gold, t_query = question.gold, question.t_query
     n_ret = hits = 0
     covered = set()
@@ -237,11 +233,8 @@ def zip_strict(questions, evidences):
 
 # Step 2: corpus numbers from statistics alone
 class Aggregator:
-    """Running sums over `ItemStats`, added in question order (a list at a time, or one by one).
-
-    Float sums continue left to right across calls (the reference's `sum()` order before Python 3.12's
-    compensated `sum`), so chunks give the floats of `aggregate(all_stats)` bit for bit.
-    """
+    """Running sums over `ItemStats` in question order: floats add left to right across calls (the
+    reference's `sum()` order up to Python 3.11), so chunks give `aggregate(all_stats)`'s floats bit for bit."""
 
     def __init__(self, by=SLICES):
         self.by = checked_by(by)

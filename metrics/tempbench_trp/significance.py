@@ -1,8 +1,8 @@
 """How sure a TempBench number is: bootstrap intervals and paired tests over questions (on `core.resampling`).
 
-Each question's `ItemStats` is one row; the headline numbers are functions of a sample's column sums
-(`statistic`), with the reference's 0.0 for TRP where nothing was retrieved kept in every resample.
-Slices are resampled within the slice; point estimates are always `scoring.aggregate`'s numbers.
+Each question's `ItemStats` is one row, the headline numbers a function of a sample's column sums (the
+reference's TRP 0.0 where nothing was retrieved kept in every resample), slices resampled within the
+slice; point estimates are always `scoring.aggregate`'s numbers.
 """
 
 import numpy as np
@@ -80,10 +80,8 @@ def check_same_questions(stats_a, stats_b):
 
 
 def paired_test(stats_a, stats_b, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
-    """Paired bootstrap and approximate randomization of run B against run A over the same questions.
-
-    Returns {name: {"a", "b", "difference" (b - a), "low", "high", "p_bootstrap", "p_randomization"}}.
-    """
+    """Paired bootstrap and approximate randomization of run B against run A over the same questions:
+    {name: {"a", "b", "difference" (b - a), "low", "high", "p_bootstrap", "p_randomization"}}."""
     check_options(n_resamples, seed, level)
     check_same_questions(stats_a, stats_b)
     return paired(item_values(stats_a), item_values(stats_b), statistic, _estimates(stats_a), _estimates(stats_b),

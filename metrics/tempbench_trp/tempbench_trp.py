@@ -41,8 +41,7 @@ Args:
     top_k: (extension) keep only the first k retrieved triples (after `dedup`). Default None.
     dedup: (extension) drop exact repeats of a retrieved (s, r, o, t_start, t_end). Default False.
     functional_ids: (extension) score only these question ids (the functional subset). Default None.
-    confidence: (extension) a level such as 0.95 adds percentile-bootstrap intervals over questions
-        (slice cells resampled within the cell); None (default) adds none.
+    confidence: (extension) a level such as 0.95 adds bootstrap intervals over questions. Default None.
     n_resamples: bootstrap resamples for `confidence` (default 1000).
     seed: random seed for `confidence` (default 12345); with the same seed the intervals repeat.
 Returns:
@@ -84,11 +83,8 @@ Examples:
 
 
 def _gc_paused(method, **kwargs):
-    """`method(**kwargs)` with the cyclic garbage collector paused; reference counting still frees as usual.
-
-    evaluate builds tens of thousands of long-lived lists and dicts, and each full collection rescanned
-    them: 3-4x the whole compute time on 10k questions (`scripts/bench_tempbench.py`).
-    """
+    """`method(**kwargs)` with the cyclic GC paused (reference counting still frees): its rescans of evaluate's
+    many long-lived lists and dicts took 3-4x the whole compute time on 10k questions (`bench_tempbench.py`)."""
     enabled = gc.isenabled()
     gc.disable()
     try:

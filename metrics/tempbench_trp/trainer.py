@@ -1,12 +1,10 @@
 """TempBench inside a `transformers.Trainer`: a `compute_metrics` for a model whose output decodes to evidence.
 
 Usage: the card's "In a training loop". `decode(predictions, indices)` gets the Trainer's predictions
-for some rows (an array or a tuple of arrays; padding may be -100, e.g. `np.where(predictions < 0,
-pad_token_id, predictions)` before `tokenizer.batch_decode`) and their row numbers (a `range`); it
-returns one evidence list per row in rank order, as the module's `predictions`. The gold side is read
-from the eval dataset in order (unshuffled). Works with and without `batch_eval_metrics` (same
-numbers); logged keys are flattened ("by_complexity/1hop/TRP"), the full result is `.last_result`;
-after a failed evaluation, build a new one.
+for some rows (an array or a tuple of arrays; padding may be -100) and their row numbers (a `range`),
+and returns one evidence list per row, as the module's `predictions`; the gold side is read from the
+eval dataset in order. Same numbers with and without `batch_eval_metrics`; logged keys are flattened
+("by_complexity/1hop/TRP"), the full result is `.last_result`; after a failed evaluation, build a new one.
 """
 
 from benchscore.tempbench_trp.loader import metric_inputs
@@ -19,7 +17,6 @@ class TempbenchComputeMetrics(DecodedComputeMetrics):
     """The `compute_metrics` callable; build it with `compute_metrics_for`."""
 
     benchmark = "tempbench_trp"
-
     decoded, decoded_lists = "evidence", "evidence lists"
 
     def __init__(self, eval_dataset, decode, metric=None, config_name=None, compute_kwargs=None):
@@ -33,10 +30,7 @@ class TempbenchComputeMetrics(DecodedComputeMetrics):
 
 
 def compute_metrics_for(eval_dataset, decode, metric=None, config_name=None, compute_kwargs=None):
-    """A `compute_metrics` for `Trainer` scoring decoded evidence with TempBench TRP/CCR (reference numbers).
-
-    `eval_dataset`: the questions in the Trainer's order (S_star, t_query; complexity, operator_type, id
-    when present). `metric`: an evaluate module (num_process=1: every rank already has all predictions),
-    default this folder's with `config_name` ("label" or "id"). `compute_kwargs`: e.g. {"top_k": 10}.
-    """
+    """A `compute_metrics` for `Trainer`: `eval_dataset` the questions in the Trainer's order; `metric` an
+    evaluate module (num_process=1: every rank already has all predictions), default this folder's with
+    `config_name` ("label" or "id"); `compute_kwargs` for its `compute`, e.g. {"top_k": 10}."""
     return TempbenchComputeMetrics(eval_dataset, decode, metric, config_name, compute_kwargs)
