@@ -138,7 +138,7 @@ class _Evidence:
 
     def _hold(self, number, qid, evidence):
         if qid in self.waiting:
-            raise _repeated(self.path, number, qid, f"first on line {self.waiting[qid][0]}")
+            raise self._repeated(number, qid, f"first on line {self.waiting[qid][0]}")
         self.waiting[qid] = number, evidence
 
     def pop(self, question_id):
@@ -164,23 +164,22 @@ class _Evidence:
         repeated = suspects and [qid for qid in scored_ids() if qid in suspects]
         if repeated:
             number, qid = min((leftover[qid][0], qid) for qid in repeated)
-            raise _repeated(self.path, number, qid, "an earlier line was already scored")
+            raise self._repeated(number, qid, "an earlier line was already scored")
         return len(leftover)
 
-
-def _repeated(path, number, qid, earlier):
-    return at_line(path, number, f"duplicate id {qid!r:.80} ({earlier}); expected one evidence line per question")
+    def _repeated(self, number, qid, earlier):
+        return at_line(self.path, number,
+                       f"duplicate id {qid!r:.80} ({earlier}); expected one evidence line per question")
 
 
 class _IdFilter:
-    """A Bloom filter of ids in 1 MiB, whatever the number of questions (no false negatives)."""
+    """A Bloom filter of ids in 1 MiB (2**23 bits, 3 hashes), whatever the number of questions (no false negatives)."""
 
-    def __init__(self, bits=23):
-        self.bits, self.n = bytearray(1 << (bits - 3)), bits
+    def __init__(self):
+        self.bits = bytearray(1 << 20)
 
     def _positions(self, key):
-        mask = (1 << self.n) - 1
-        return [hash(key) >> (i * self.n) & mask for i in range(3)]
+        return [hash(key) >> (23 * i) & 0x7FFFFF for i in range(3)]
 
     def add(self, key):
         for p in self._positions(key):

@@ -1,9 +1,6 @@
 """TempBench question files (`benchmark_labelled.jsonl` / `benchmark.jsonl` style) -> `datasets.Dataset`.
 
 Explicit features for every documented field; unknown fields are kept in the JSON text column `extra`.
-
-    >>> from benchscore.tempbench_trp.loader import load_tempbench
-    >>> ds = load_tempbench("benchmark/benchmark_labelled.jsonl", split="test")   # doctest: +SKIP
 """
 
 import datasets

@@ -272,8 +272,7 @@ class Aggregator:
 
     def result(self):
         n, n_scored, trp_sum, ccr_sum = self.total
-        # Without questions the reference gives only n_questions; we keep every key, the rates None
-        # (undefined), not a zero that reads like a score.
+        # No questions: every key, the rates None (undefined, not a zero); the reference gives only n_questions.
         out = {"n_questions": n, "coverage": None, "TRP_macro": None, "TRP_micro": None, "CCR": None}
         if n:  # Reference quirk kept: TRP 0.0, not undefined, when no question retrieved anything.
             out.update(coverage=n_scored / n, TRP_macro=trp_sum / n_scored if n_scored else 0.0,
@@ -328,10 +327,8 @@ def aggregate(stats, by=SLICES):
 def signature(space="label", top_k=None, dedup=False, functional_ids=None):
     """`tempbench_trp|version:..|benchscore:..|space:..|top_k:..|dedup:..|subset:..`: every option that changes a number."""
     check_options(space, top_k, dedup)
-    if functional_ids is None:
-        subset = "all"
-    else:
-        # The id list itself changes the numbers: name it by size and content.
+    subset = "all"
+    if functional_ids is not None:  # the id list itself changes the numbers: named by size and content
         ids = sorted(map(str, _functional_ids(functional_ids)))
         digest = hashlib.sha256("\n".join(ids).encode("utf-8")).hexdigest()[:8]
         subset = f"functional-{len(ids)}-{digest}"

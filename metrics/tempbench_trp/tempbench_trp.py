@@ -30,9 +30,8 @@ _KWARGS_DESCRIPTION = """
 Computes TempBench TRP, CCR and coverage from one example per question.
 
 Args:
-    predictions: per question, the retrieved triples in rank order (already cut to your k): dicts
-        with s, r, o (config "label") or s_id, r_id, o_id (config "id") plus t_start and t_end,
-        or 5-tuples (s, r, o, t_start, t_end) in the config's space.
+    predictions: per question, the retrieved triples in rank order (already cut to your k): dicts with
+        s, r, o (config "label") or s_id, r_id, o_id (config "id") plus t_start, t_end, or 5-tuples.
     references: per question, the gold triples S_star (dicts; benchmark records carry both spaces).
     t_query: per question, the year at which the evidence must hold.
     complexity: (optional) per question "1hop" | "2hop" | "3+hop", for the by_complexity cells.
@@ -114,11 +113,6 @@ def _stored(record, evidence, space):
     return question, {"triples": triples, "times": times}
 
 
-def _triples(flat):
-    values = iter(flat)
-    return zip(values, values, values)
-
-
 def _text(value, index, field):
     """An optional string column's value: "" for None (evaluate refuses None in a string column)."""
     if value is None or isinstance(value, str):
@@ -195,10 +189,10 @@ class TempbenchTrp(metric.BenchscoreMetric):
             except ValueError as err:  # no id, with functional_ids
                 raise relocate(err, f"example {i}") from None
             question = scoring.Question(qid, complexity[i] or None, operator_type[i] or None, t_query[i],
-                                        frozenset(_triples(gold)), frozenset(), space, "")
-            times = evidence["times"]
-            stats.append(scoring.stats(question, zip(_triples(evidence["triples"]), times[0::2], times[1::2]),
-                                       top_k, dedup))
+                                        frozenset(zip(gold[0::3], gold[1::3], gold[2::3])), frozenset(), space, "")
+            triples, times = evidence["triples"], evidence["times"]
+            items = zip(zip(triples[0::3], triples[1::3], triples[2::3]), times[0::2], times[1::2])
+            stats.append(scoring.stats(question, items, top_k, dedup))
         result = scoring.summarize(stats, space=space, top_k=top_k, dedup=dedup, functional_ids=functional_ids)
         if confidence is not None:
             significance.add_confidence(result, stats, n_resamples, seed, confidence)
