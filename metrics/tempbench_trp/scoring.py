@@ -280,8 +280,8 @@ class Aggregator:
         for field, cells in self.slices.items():
             # Slices keyed by the raw field value (None when missing), ordered by str(key).
             ordered = sorted(cells.items(), key=lambda kv: str(kv[0]))
-            out["by_" + field] = {key: {"n": n, "TRP": trp_sum / n_scored if n_scored else 0.0, "CCR": ccr_sum / n}
-                                  for key, (n, n_scored, trp_sum, ccr_sum) in ordered}
+            out["by_" + field] = {key: {"n": count, "TRP": trps / scored if scored else 0.0, "CCR": ccrs / count}
+                                  for key, (count, scored, trps, ccrs) in ordered}
         return out
 
     def warnings(self):
