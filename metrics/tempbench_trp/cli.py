@@ -1,12 +1,4 @@
-"""`benchscore tempbench` and `benchscore compare tempbench`, streamed from disk through `files.py`.
-
-    benchscore tempbench --questions benchmark_labelled.jsonl --evidence run.jsonl --split test
-    benchscore tempbench --questions benchmark.jsonl --evidence run_ids.jsonl --space id --json
-    benchscore tempbench ... --top-k 5 --dedup --functional functional_negatives.jsonl   # extensions
-    benchscore compare tempbench --questions benchmark_labelled.jsonl --evidence A.jsonl [--evidence B.jsonl]
-
-The run file has one `{"id": ..., "evidence": [...]}` line per question.
-"""
+"""`benchscore tempbench` and `benchscore compare tempbench`, streamed through `files.py` (card: README.md)."""
 
 import json
 import sys
@@ -21,47 +13,37 @@ from benchscore.tempbench_trp import significance
 
 
 def _common_arguments(parser):
+    """--space and --split, and the extensions group with --top-k and --dedup (returned)."""
     parser.add_argument("--space", choices=("label", "id"), default="label",
                         help="match triples on labels (default) or on Wikidata ids")
     parser.add_argument("--split", help="score only questions with this split (e.g. test)")
+    extension = parser.add_argument_group("extensions beyond the reference scorer (named in the signature)")
+    extension.add_argument("--top-k", type=int, help="keep the first K retrieved triples per question")
+    extension.add_argument("--dedup", action="store_true", help="drop exact repeats of a retrieved triple")
+    return extension
 
 
 def add_arguments(parser):
     parser.add_argument("--questions", required=True, help="benchmark_labelled.jsonl (labels) or benchmark.jsonl (ids)")
     parser.add_argument("--evidence", required=True, help='the run: one {"id", "evidence": [triples]} line per question')
-    _common_arguments(parser)
+    extension = _common_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    extension = parser.add_argument_group("extensions beyond the reference scorer (named in the signature)")
-    extension.add_argument("--top-k", type=int, help="keep the first K retrieved triples per question")
-    extension.add_argument("--dedup", action="store_true", help="drop exact repeats of a retrieved triple")
     extension.add_argument("--functional", metavar="FILE",
                            help="score only the question ids in this functional_negatives.jsonl-style file")
     extension.add_argument("--functional-flag", metavar="FIELD",
                            help="with --functional: keep only lines whose FIELD is true (e.g. S_dist)")
 
 
-def read_subset(args):
-    """The ids of `--functional FILE` (None without it); an empty subset is an error, as an empty file is."""
-    if args.functional:
-        return files.read_functional_ids(args.functional, args.functional_flag)
-    if args.functional_flag:
+def run(args):
+    if args.functional_flag and not args.functional:
         raise ValueError("--functional-flag needs --functional FILE")
-    return None
-
-
-def check_subset(args, functional_ids, result):
-    """`--functional FILE` naming no question of the questions file (of `--split`) is an error, not n/a numbers."""
-    if functional_ids is not None and not result["n_questions"]:
+    functional_ids = files.read_functional_ids(args.functional, args.functional_flag) if args.functional else None
+    result = files.score_files(args.questions, args.evidence, space=args.space, split=args.split, top_k=args.top_k,
+                               dedup=args.dedup, functional_ids=functional_ids)
+    if functional_ids is not None and not result["n_questions"]:  # an error, not n/a numbers
         split, n = f" of split {args.split!r}" if args.split else "", len(set(functional_ids))
         raise at_line(args.functional, 1, f"none of its {n} id{'s' * (n != 1)} is a question{split} in "
                                           f"{args.questions}; expected ids of those questions")
-
-
-def run(args):
-    functional_ids = read_subset(args)
-    result = files.score_files(args.questions, args.evidence, space=args.space, split=args.split, top_k=args.top_k,
-                               dedup=args.dedup, functional_ids=functional_ids)
-    check_subset(args, functional_ids, result)
     for warning in result.get("warnings", ()):
         print(f"benchscore tempbench: warning: {warning}", file=sys.stderr)
     print(json.dumps(result, indent=2) if args.json else format_table(result))
@@ -70,11 +52,9 @@ def run(args):
 
 def format_table(result):
     """The headline numbers, then one line per slice cell."""
-    lines = [result["signature"], ""]
-    head = [("questions", result["n_questions"]), ("coverage", result["coverage"]),
-            ("TRP_macro", result["TRP_macro"]), ("TRP_micro", result["TRP_micro"]), ("CCR", result["CCR"])]
-    lines.append("  ".join(f"{name} {_number(value)}" for name, value in head))
-    lines += ["", f"{'slice':<24}{'n':>7}{'TRP':>9}{'CCR':>9}"]
+    head = {"questions": result["n_questions"], **{k: result[k] for k in ("coverage", "TRP_macro", "TRP_micro", "CCR")}}
+    lines = [result["signature"], "", "  ".join(f"{name} {_number(value)}" for name, value in head.items()),
+             "", f"{'slice':<24}{'n':>7}{'TRP':>9}{'CCR':>9}"]
     for key, cells in result.items():
         if key.startswith("by_"):
             lines.append(key[3:])
@@ -91,21 +71,15 @@ def _number(value):
     return str(value) if isinstance(value, int) else f"{value:.4f}"
 
 
-# ------------------------------------------------------------------ `benchscore compare tempbench`
-
-
 def add_compare_arguments(parser):
     parser.add_argument("--questions", "--gold", dest="questions", required=True,
                         help="benchmark_labelled.jsonl (labels) or benchmark.jsonl (ids)")
     add_compare_options(parser, 'a run: one {"id", "evidence": [triples]} line per question', "--evidence")
     _common_arguments(parser)
-    parser.add_argument("--top-k", type=int, help="(extension) keep the first K retrieved triples per question")
-    parser.add_argument("--dedup", action="store_true", help="(extension) drop exact repeats of a retrieved triple")
 
 
 def run_compare(args):
-    # Resolved once for every system; scored against the store's Hub copy, the signature names its
-    # revision, as `benchscore tempbench` does.
+    # Resolved once for every system; the signature names a store's Hub revision, as in `run`.
     questions, split = data.resolve_split("tempbench", args.questions, args.split)
     stats = [files.file_stats(questions, path, args.space, split, args.top_k, args.dedup) for path in args.predictions]
     return report_comparison(args, stats, significance.confidence_intervals, significance.paired_test,

@@ -1,16 +1,7 @@
-"""TempBench's files -> checked questions and per-question statistics: the one read path.
+"""TempBench's files (questions, runs, functional subsets) -> checked questions and `ItemStats`: the one read path.
 
-The CLI, `compare`, the loader and the Space all read through here (on `benchscore.core.readers`),
-so the same bad file gives the same `FILE:LINE: ...` message everywhere (lines from 1).
-
-- questions: `benchmark_labelled.jsonl` / `benchmark.jsonl` style, one question object per line;
-- a run (evidence): one `{"id": ..., "evidence": [triples]}` object per line;
-- `functional_negatives.jsonl`: one object with an `id` per line (or a bare JSON string).
-
-Scoring streams: questions are scored in questions-file order (the order the reference's sums
-use) and joined to evidence by id. Memory stays flat when the evidence lines follow the
-questions' order (what a retrieval loop over the questions file writes), also with other lines in
-between; lines met out of order are held until their question comes.
+Questions are scored in file order (the reference's sum order), each joined to its run line by id; run
+lines met ahead of their question are held, so memory stays flat when the run follows the questions.
 """
 
 import json
@@ -30,16 +21,8 @@ QUESTION = "one question (a JSON object with id, t_query, S_star)"
 EVIDENCE = 'one {"id": ..., "evidence": [triples]} object'
 
 
-# ----------------------------------------------------------------------------------------------
-# Questions
-
-
 def question_record(raw, where):
-    """A checked question with every documented field (None when absent) and the others in `extra`.
-
-    `extra` is a JSON object text: unknown fields by name, unknown triple fields by path
-    (`"S_star[0].rank"`).
-    """
+    """A checked question: every documented field (None when absent), the others in the JSON text `extra`."""
     qid = raw.get("id")
     where = f"{where}: question {qid!r:.80}" if qid is not None else f"{where}: question (no id)"
     missing = [field for field in REQUIRED if raw.get(field) is None]
@@ -85,20 +68,16 @@ def _triple(raw, path, where, extra):
 
 
 def iter_questions(path, split=None):
-    """(line, checked question record) for the questions of `path` (those of `split`, if given).
-
-    `path` may be `official:<split>` (`benchscore.data`): the store's copy, restricted to that split.
-    """
+    """(line, checked question record) for the questions of `path` (`official:<split>` too), of `split` if given."""
     path, split = data.resolve_split("tempbench", path, split)
-    splits, n_read, n_selected = set(), 0, 0
+    splits, n_selected = set(), 0
     for number, raw in iter_jsonl(path, QUESTION):
-        n_read += 1
         record = question_record(raw, f"{path}:{number}")
         splits.add(record["split"])
         if split is None or record["split"] == split:
             n_selected += 1
             yield number, record
-    if not n_read:
+    if not splits:
         raise at_line(path, 1, f"the file has no questions; expected {QUESTION} per line")
     if not n_selected:
         found = ", ".join(sorted(map(str, splits)))
@@ -111,12 +90,7 @@ def read_references(path, split=None):
 
 
 def read_functional_ids(path, flag=None):
-    """Question ids of the functional subset from a `functional_negatives.jsonl`-style file.
-
-    Each line is an object with an `id`; with `flag` (e.g. a per-negative-type field), only lines
-    whose `flag` field is true are kept. A bare JSON string line is taken as an id. A file that
-    gives no id (empty, or no line with `flag` true) is an error: an empty subset scores nothing.
-    """
+    """Question ids of a `functional_negatives.jsonl`-style file (with `flag`: the lines where it is true)."""
     path = data.resolve("tempbench", path)
     ids = [_functional_id(path, number, record, flag)
            for number, record in iter_jsonl(path, "an object with an 'id'", objects_only=False)]
@@ -136,10 +110,6 @@ def _functional_id(path, number, record, flag):
     if flag is not None and flag not in record:
         raise at_line(path, number, f"no field {flag!r} (fields: {sorted(record)!s:.200}); expected it with --functional-flag")
     return record["id"] if flag is None or record[flag] else None
-
-
-# ----------------------------------------------------------------------------------------------
-# Runs (evidence files)
 
 
 def read_predictions(path):
@@ -168,17 +138,14 @@ class _Evidence:
 
     def _hold(self, number, qid, evidence):
         if qid in self.waiting:
-            raise _repeated(self.path, number, qid, f"first on line {self.waiting[qid][0]}")
+            raise self._repeated(number, qid, f"first on line {self.waiting[qid][0]}")
         self.waiting[qid] = number, evidence
 
     def pop(self, question_id):
         """(line, evidence) of `question_id`, or None when the file has no line for it."""
+        while question_id not in self.waiting and (entry := self._next()):
+            self._hold(*entry)
         found = self.waiting.pop(question_id, None)
-        while found is None and (entry := self._next()):
-            if entry[1] == question_id:
-                found = entry[0], entry[2]
-            else:
-                self._hold(*entry)
         if found:
             self.used.add(question_id)
         return found
@@ -190,32 +157,29 @@ class _Evidence:
         return self.waiting
 
     def count_unused(self, scored_ids):
-        """Lines never scored (ids not among the selected questions); a second line for a scored id is an error.
-
-        `scored_ids()` iterates the scored ids again, only when the filter says a remaining line may repeat one.
-        """
+        """Lines never scored; a second line for a scored id (`scored_ids()`, asked only when the filter
+        says a line may repeat one) is an error."""
         leftover = self.read_all()
         suspects = {qid for qid in leftover if qid in self.used}
         repeated = suspects and [qid for qid in scored_ids() if qid in suspects]
         if repeated:
             number, qid = min((leftover[qid][0], qid) for qid in repeated)
-            raise _repeated(self.path, number, qid, "an earlier line was already scored")
+            raise self._repeated(number, qid, "an earlier line was already scored")
         return len(leftover)
 
-
-def _repeated(path, number, qid, earlier):
-    return at_line(path, number, f"duplicate id {qid!r:.80} ({earlier}); expected one evidence line per question")
+    def _repeated(self, number, qid, earlier):
+        return at_line(self.path, number,
+                       f"duplicate id {qid!r:.80} ({earlier}); expected one evidence line per question")
 
 
 class _IdFilter:
-    """A Bloom filter of ids in 1 MiB, whatever the number of questions (no false negatives)."""
+    """A Bloom filter of ids in 1 MiB (2**23 bits, 3 hashes), whatever the number of questions (no false negatives)."""
 
-    def __init__(self, bits=23):
-        self.bits, self.n = bytearray(1 << (bits - 3)), bits
+    def __init__(self):
+        self.bits = bytearray(1 << 20)
 
     def _positions(self, key):
-        mask = (1 << self.n) - 1
-        return [hash(key) >> (i * self.n) & mask for i in range(3)]
+        return [hash(key) >> (23 * i) & 0x7FFFFF for i in range(3)]
 
     def add(self, key):
         for p in self._positions(key):
@@ -227,11 +191,8 @@ class _IdFilter:
 
 def iter_file_stats(questions_path, evidence_path, space="label", split=None, top_k=None, dedup=False,
                     functional_ids=None, counts=None):
-    """`ItemStats` per selected question of a questions file and a run file, streamed.
-
-    `counts`, a dict if given, gets `n_evidence_unused`: evidence lines whose id is not among the
-    selected questions (counted, not scored) once the iterator is exhausted.
-    """
+    """`ItemStats` per selected question, streamed; once exhausted, `counts` (a dict, if given) gets
+    `n_evidence_unused`, the run lines whose id is not among the selected questions."""
     scoring.check_options(space, top_k, dedup)
     keep = scoring.subset_filter(functional_ids)
 
@@ -280,11 +241,10 @@ def file_stats(questions_path, evidence_path, space="label", split=None, top_k=N
 def score_files(questions_path, evidence_path, space="label", split=None, top_k=None, dedup=False,
                 functional_ids=None, by=scoring.SLICES):
     """The result dict of a run file (streamed, flat memory), with `n_evidence_unused` and the signature."""
-    # Resolved once (a store file is checksummed on each resolve); a run scored against the store's
-    # Hub copy names its revision (`|data:Guen/tempbench@<commit>`).
+    # Resolved once (a store file is checksummed on each resolve); a Hub copy's revision joins the signature.
     questions_path, split = data.resolve_split("tempbench", questions_path, split)
-    sig = scoring.signature(space, top_k, dedup, functional_ids) + data.signature_part(questions_path)
     counts = {}
     stream = iter_file_stats(questions_path, evidence_path, space, split, top_k, dedup, functional_ids, counts)
-    result = scoring.aggregate_stream(stream, by)
+    result = scoring.summarize(stream, by, space=space, top_k=top_k, dedup=dedup, functional_ids=functional_ids)
+    sig = result.pop("signature") + data.signature_part(questions_path)
     return dict(result, n_evidence_unused=counts["n_evidence_unused"], signature=sig)

@@ -1,20 +1,11 @@
 """TempBench TRP and CCR: per-question statistics, then an aggregate over them.
 
-Definitions (Caldarini, TempBench, CIKM '26; reference scorer `tempbench_eval.py`):
-
+As the reference scorer `tempbench_eval.py` (the card: "Description", "Limitations and bias"):
     hits  = retrieved triples whose (s, r, o) is in S* and whose own t_start <= t_query <= t_end
-    TRP   = hits / n_retrieved                      (undefined when nothing was retrieved)
-    CCR   = 1 if every distinct gold (s, r, o) is among the hits, else 0
-
-    TRP_macro = mean TRP over questions that retrieved anything
-    TRP_micro = sum(hits) / sum(n_retrieved)
-    CCR       = mean CCR over all questions;  coverage = share of questions that retrieved anything
-
-Step 1, `item_stats`, checks each question and its evidence (`check_question`, `check_evidence`),
-then applies the formula (`stats`): one `ItemStats` per question, the reference's row. Step 2,
-`aggregate` (or `Aggregator` when streaming), gives the corpus numbers from those alone. The
-reference's quirks are kept (README.md, "Limitations and bias"); where it would silently score
-zero or crash without saying where, we raise a clear error.
+    TRP   = hits / n_retrieved (None when nothing was retrieved); TRP_macro its mean where defined
+    CCR   = 1 if every distinct gold (s, r, o) is among the hits, else 0; corpus CCR its mean
+    TRP_micro = sum(hits) / sum(n_retrieved);  coverage = share of questions that retrieved anything
+Where the reference would silently score zero or crash without saying where, we raise a clear error.
 """
 
 import dataclasses
@@ -64,19 +55,15 @@ class Question(typing.NamedTuple):
     where: str
 
 
-# ----------------------------------------------------------------------------------------------
 # Checks: everything a caller can get wrong, with messages naming the question, field and fix
-
-
 def check_options(space="label", top_k=None, dedup=False):
-    """The (s, r, o) keys of `space`, once `top_k` and `dedup` are known to be valid."""
+    """Refuses an unknown `space`, a `top_k` that is not a positive int or None, a `dedup` that is not a bool."""
     if not isinstance(space, str) or space not in SPACES:
         raise ValueError(f"space must be 'label' or 'id', found {space!r:.80}")
     if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1):
         raise ValueError(f"top_k must be a positive int or None, found {top_k!r:.80}")
     if not isinstance(dedup, bool):
         raise TypeError(f"dedup must be True or False, found {dedup!r:.80}")
-    return SPACES[space]
 
 
 def year(value, what, finite=False):
@@ -117,18 +104,12 @@ def _gold_triples(gold, space, where, required):
         s, r, o = values = (triple.get(keys[0]), triple.get(keys[1]), triple.get(keys[2]))
         if isinstance(s, str) and isinstance(r, str) and isinstance(o, str):
             triples.add(values)
-        elif required or any(v is not None and not isinstance(v, str) for v in values):
-            raise _gold_error(triple, i, space, where)
+        elif any(v is not None and not isinstance(v, str) for v in values):
+            raise TypeError(f"{where}: S_star[{i}] {', '.join(keys)} must be strings, found {values!r:.80}")
+        elif required:
+            raise ValueError(f"{where}: S_star[{i}] needs {', '.join(keys)} for space {space!r}, "
+                             f"found {sorted(map(str, triple))!s:.200}")
     return frozenset(triples)
-
-
-def _gold_error(triple, i, space, where):
-    keys = SPACES[space]
-    values = tuple(triple.get(k) for k in keys)
-    if any(v is not None and not isinstance(v, str) for v in values):
-        return TypeError(f"{where}: S_star[{i}] {', '.join(keys)} must be strings, found {values!r:.80}")
-    return ValueError(f"{where}: S_star[{i}] needs {', '.join(keys)} for space {space!r}, "
-                      f"found {sorted(map(str, triple))!s:.200}")
 
 
 def _check_list(evidence, where):
@@ -138,11 +119,8 @@ def _check_list(evidence, where):
 
 
 def check_evidence(evidence, space, where):
-    """The retrieved items as checked `((s, r, o), t_start, t_end)`, read lazily (a cut stops reading).
-
-    The per-item loop of every path, kept in one piece: a helper call per item would cost ~10% of
-    the whole scoring time.
-    """
+    """The retrieved items as checked `((s, r, o), t_start, t_end)`, read lazily (a cut stops reading): the
+    per-item loop of every path, in one piece (a helper call per item costs ~10% of the scoring time)."""
     s_key, r_key, o_key = SPACES[space]
     for j, item in enumerate(_check_list(evidence, where)):
         try:
@@ -162,51 +140,36 @@ def check_evidence(evidence, space, where):
             raise _evidence_error(item, j, space, where) from None
 
 
-def _item_fields(item, space, where, j):
-    """[(field name, value)] of an evidence item, or the error that says why it has none."""
+def _evidence_error(item, j, space, where):
+    """The clear error for an evidence item the fast loop could not read."""
     keys = SPACES[space]
     if isinstance(item, (list, tuple)):
         if len(item) != 5:
             return ValueError(f"{where}: evidence[{j}] must be (s, r, o, t_start, t_end), found {len(item)} fields")
-        return list(zip(keys + ("t_start", "t_end"), item))
+        item = dict(zip(keys + ("t_start", "t_end"), item))
     if not isinstance(item, dict):
         return TypeError(f"{where}: evidence[{j}] must be a dict or a 5-tuple, found {type(item).__name__}")
-    missing = [k for k in keys if k not in item]
-    if missing:
-        return _lacks(item, missing, space, where, j)
-    return [(k, item[k]) for k in keys] + [(k, item.get(k)) for k in ("t_start", "t_end")]
+    if any(k not in item for k in keys):
+        return _lacks(item, space, where, j)
+    for name in keys:
+        if not isinstance(item[name], str):
+            return TypeError(f"{where}: evidence[{j}].{name} must be a string, found {type(item[name]).__name__}")
+    for name in ("t_start", "t_end"):
+        year(item.get(name), f"{where}: evidence[{j}].{name}")  # raises the year error
+    return ValueError(f"{where}: evidence[{j}] could not be read: {item!r:.80}")  # pragma: no cover
 
 
-def _lacks(item, missing, space, where, j):
-    other = _OTHER_SPACE[space]
+def _lacks(item, space, where, j):
+    missing, other = [k for k in SPACES[space] if k not in item], _OTHER_SPACE[space]
     hint = f" (it is in {other} space: score with space={other!r})" if all(k in item for k in SPACES[other]) else ""
     return ValueError(f"{where}: evidence[{j}] lacks {', '.join(missing)} for space {space!r}{hint}; "
                       f"it has {sorted(map(str, item))!s:.200}")
 
 
-def _evidence_error(item, j, space, where):
-    """The clear error for an evidence item the fast loop could not read."""
-    fields = _item_fields(item, space, where, j)
-    if isinstance(fields, Exception):
-        return fields
-    for name, value in fields[:3]:
-        if not isinstance(value, str):
-            return TypeError(f"{where}: evidence[{j}].{name} must be a string, found {type(value).__name__}")
-    for name, value in fields[3:]:
-        year(value, f"{where}: evidence[{j}].{name}")  # raises the year error
-    return ValueError(f"{where}: evidence[{j}] could not be read: {item!r:.80}")  # pragma: no cover
-
-
-# ----------------------------------------------------------------------------------------------
 # Step 1: the formula on checked values
-
-
 def stats(question, items, top_k=None, dedup=False):
-    """`ItemStats` of a checked `Question` and its checked items `((s, r, o), t_start, t_end)`.
-
-    `dedup` drops exact repeats of `(s, r, o, t_start, t_end)`; `top_k` then keeps the first k.
-    Both are extensions (the reference counts every copy and never truncates).
-    """
+    """`ItemStats` of a checked `Question` and its checked items `((s, r, o), t_start, t_end)`; extensions:
+    `dedup` drops exact repeats, then `top_k` keeps the first k (the reference does neither)."""
     gold, t_query = question.gold, question.t_query
     n_ret = hits = 0
     covered = set()
@@ -242,12 +205,7 @@ def wrong_space(question, j, triple):
 
 
 def item_stats(questions, evidences, space="label", top_k=None, dedup=False):
-    """One `ItemStats` per question, for paired questions and evidence lists, in order.
-
-    `evidences[i]` is what the retriever returned for `questions[i]`, in rank order: dicts with
-    the space's keys plus `t_start`/`t_end`, or 5-tuples `(s, r, o, t_start, t_end)`.
-    An error names the example (0-based) and the question's id.
-    """
+    """One `ItemStats` per question; `evidences[i]` is what was retrieved for `questions[i]`, in rank order."""
     check_options(space, top_k, dedup)
     return list(_iter_stats(questions, evidences, space, top_k, dedup))
 
@@ -273,17 +231,10 @@ def zip_strict(questions, evidences):
         yield pair
 
 
-# ----------------------------------------------------------------------------------------------
 # Step 2: corpus numbers from statistics alone
-
-
 class Aggregator:
-    """Running sums over `ItemStats`, added in question order (a list at a time, or one by one).
-
-    Float sums continue left to right across calls, the reference's plain `sum()` order, so chunks
-    give bit-identical floats to `aggregate(all_stats)` (the reference itself differs in the last
-    bit on Python 3.12, whose `sum` is compensated).
-    """
+    """Running sums over `ItemStats` in question order: floats add left to right across calls (the
+    reference's `sum()` order up to Python 3.11), so chunks give `aggregate(all_stats)`'s floats bit for bit."""
 
     def __init__(self, by=SLICES):
         self.by = checked_by(by)
@@ -295,11 +246,17 @@ class Aggregator:
         return self.add_rows([item])
 
     def add_rows(self, items):
-        items = items if isinstance(items, list) else stats_list(items)
+        try:
+            items = items if isinstance(items, list) else list(items)
+        except TypeError:
+            raise TypeError(f"stats is {type(items).__name__} {shown(items)}; expected a list of ItemStats (from "
+                            "item_stats)") from None
         try:
             self._add_rows(items)
-        except AttributeError:  # the items are checked only when this fails: no cost on the usual path
-            raise not_item_stats(items) from None  # (what was added before stays: start a new Aggregator)
+        except AttributeError:  # items checked only now (no cost otherwise); earlier adds stay: use a new Aggregator
+            index, item = next(((i, s) for i, s in enumerate(items) if not isinstance(s, ItemStats)), (None, None))
+            raise TypeError(f"example {index}: the statistics are {type(item).__name__} {shown(item)}; expected a "
+                            "tempbench_trp ItemStats (from item_stats)") from None
         return self
 
     def _add_rows(self, items):
@@ -315,24 +272,16 @@ class Aggregator:
 
     def result(self):
         n, n_scored, trp_sum, ccr_sum = self.total
-        if not n:
-            # The reference returns only {'n_questions': 0}; we keep every key, and the rates
-            # are None (undefined), not a zero that reads like a score.
-            out = {"n_questions": 0, "coverage": None, "TRP_macro": None, "TRP_micro": None, "CCR": None}
-            out.update({"by_" + field: {} for field in self.by})
-            return out
-        out = {
-            "n_questions": n,
-            "coverage": n_scored / n,
-            # Reference quirk kept: 0.0, not undefined, when no question retrieved anything.
-            "TRP_macro": trp_sum / n_scored if n_scored else 0.0,
-            "TRP_micro": self.hits / self.n_ret if self.n_ret else 0.0,
-            "CCR": ccr_sum / n,
-        }
+        # No questions: every key, the rates None (undefined, not a zero); the reference gives only n_questions.
+        out = {"n_questions": n, "coverage": None, "TRP_macro": None, "TRP_micro": None, "CCR": None}
+        if n:  # Reference quirk kept: TRP 0.0, not undefined, when no question retrieved anything.
+            out.update(coverage=n_scored / n, TRP_macro=trp_sum / n_scored if n_scored else 0.0,
+                       TRP_micro=self.hits / self.n_ret if self.n_ret else 0.0, CCR=ccr_sum / n)
         for field, cells in self.slices.items():
             # Slices keyed by the raw field value (None when missing), ordered by str(key).
             ordered = sorted(cells.items(), key=lambda kv: str(kv[0]))
-            out["by_" + field] = {key: _cell_summary(cell) for key, cell in ordered}
+            out["by_" + field] = {key: {"n": count, "TRP": trps / scored if scored else 0.0, "CCR": ccrs / count}
+                                  for key, (count, scored, trps, ccrs) in ordered}
         return out
 
     def warnings(self):
@@ -341,12 +290,10 @@ class Aggregator:
             return ["no question was scored: every rate is undefined (None)"]
         empty = [f"by_{field}[{key!r}]" for field, cells in self.slices.items()
                  for key, cell in sorted(cells.items(), key=lambda kv: str(kv[0])) if not cell[1]]
-        if self.total[0] and not self.total[1]:
+        if not self.total[1]:
             empty.insert(0, "all questions")
-        if not empty:
-            return []
         return [f"TRP is reported as 0.0, not undefined, where no question retrieved anything (the reference "
-                f"scorer's convention): {', '.join(empty[:5])}{' ...' if len(empty) > 5 else ''}"]
+                f"scorer's convention): {', '.join(empty[:5])}{' ...' if len(empty) > 5 else ''}"] if empty else []
 
 
 FIELDS = tuple(field.name for field in dataclasses.fields(ItemStats))
@@ -354,32 +301,13 @@ FIELDS = tuple(field.name for field in dataclasses.fields(ItemStats))
 
 def checked_by(by):
     """The `by` of `aggregate` as a tuple of `ItemStats` field names, or an error naming the bad value."""
-    try:
-        fields = tuple(by) if not isinstance(by, str) else None
-    except TypeError:
-        fields = None
-    if fields is None:
+    if isinstance(by, str) or not hasattr(by, "__iter__"):
         raise TypeError(f"by is {shown(by)}; expected a tuple of ItemStats fields, e.g. {SLICES} or ()")
+    fields = tuple(by)
     for field in fields:
         if field not in FIELDS:
             raise ValueError(f"by names {shown(field)}; expected ItemStats fields, e.g. {SLICES} (any of {FIELDS})")
     return fields
-
-
-def stats_list(stats):
-    """`stats` (an iterable of `ItemStats`) as a list; a `TypeError` for what is not iterable."""
-    try:
-        return list(stats)
-    except TypeError:
-        raise TypeError(f"stats is {type(stats).__name__} {shown(stats)}; expected a list of ItemStats (from "
-                        "item_stats)") from None
-
-
-def not_item_stats(stats):
-    """The `TypeError` for the first element of `stats` without the fields of an `ItemStats`."""
-    index, item = next(((i, s) for i, s in enumerate(stats) if not isinstance(s, ItemStats)), (None, None))
-    return TypeError(f"example {index}: the statistics are {type(item).__name__} {shown(item)}; expected a "
-                     "tempbench_trp ItemStats (from item_stats)")
 
 
 def _add_to_cell(cell, items):
@@ -390,30 +318,17 @@ def _add_to_cell(cell, items):
     cell[3] += sum(s.ccr for s in items)
 
 
-def _cell_summary(cell):
-    n, n_scored, trp_sum, ccr_sum = cell
-    return {"n": n, "TRP": trp_sum / n_scored if n_scored else 0.0, "CCR": ccr_sum / n}
-
-
 def aggregate(stats, by=SLICES):
-    """Corpus numbers and per-slice cells (the reference's `aggregate`) from `ItemStats`.
-
-    Any list works, so a bootstrap resample is `aggregate([stats[i] for i in sample])`.
-    """
+    """Corpus numbers and slice cells from `ItemStats` alone (a resample: `aggregate([stats[i] for i in sample])`)."""
     return Aggregator(by).add_rows(stats).result()
 
 
-# ----------------------------------------------------------------------------------------------
 # Whole runs: options, signature, and both steps in one call
-
-
 def signature(space="label", top_k=None, dedup=False, functional_ids=None):
     """`tempbench_trp|version:..|benchscore:..|space:..|top_k:..|dedup:..|subset:..`: every option that changes a number."""
     check_options(space, top_k, dedup)
-    if functional_ids is None:
-        subset = "all"
-    else:
-        # The id list itself changes the numbers: name it by size and content.
+    subset = "all"
+    if functional_ids is not None:  # the id list itself changes the numbers: named by size and content
         ids = sorted(map(str, _functional_ids(functional_ids)))
         digest = hashlib.sha256("\n".join(ids).encode("utf-8")).hexdigest()[:8]
         subset = f"functional-{len(ids)}-{digest}"
@@ -446,28 +361,16 @@ def subset_filter(functional_ids):
     return keep
 
 
-def aggregate_stream(stats, by=SLICES):
-    """`aggregate` of an iterable of `ItemStats` in chunks (flat memory), with its `warnings`."""
-    totals, stats = Aggregator(by), iter(stats)
-    for chunk in iter(lambda: list(itertools.islice(stats, _CHUNK)), []):
-        totals.add_rows(chunk)
-    result = totals.result()
-    if totals.warnings():
-        result["warnings"] = totals.warnings()
-    return result
-
-
 def score(questions, evidences, space="label", top_k=None, dedup=False, functional_ids=None, by=SLICES):
-    """The fast path: aggregate and signature for paired questions and evidence (no `evaluate`).
-
-    Takes any iterables (generators stream); statistics are aggregated in chunks and not kept.
-    `functional_ids` restricts the questions to that subset (they then need an `id`).
-    """
-    sig = signature(space, top_k, dedup, functional_ids)
+    """The fast path (no `evaluate`): the result dict of any iterables, streamed in chunks."""
     stream = _iter_stats(questions, evidences, space, top_k, dedup, subset_filter(functional_ids))
-    return dict(aggregate_stream(stream, by), signature=sig)
+    return summarize(stream, by, space=space, top_k=top_k, dedup=dedup, functional_ids=functional_ids)
 
 
 def summarize(stats, by=SLICES, **options):
-    """The result dict of already computed `ItemStats` (what `score` returns for them)."""
-    return dict(aggregate_stream(stats, by), signature=signature(**options))
+    """The result dict of `ItemStats` (what `score` returns for them), aggregated in chunks (flat memory)."""
+    sig, totals, stats = signature(**options), Aggregator(by), iter(stats)  # options checked before any scoring
+    for chunk in iter(lambda: list(itertools.islice(stats, _CHUNK)), []):
+        totals.add_rows(chunk)
+    result, warnings = totals.result(), totals.warnings()
+    return dict(result, warnings=warnings, signature=sig) if warnings else dict(result, signature=sig)

@@ -1,17 +1,8 @@
-"""How sure a TempBench number is: bootstrap intervals and paired tests over questions.
+"""How sure a TempBench number is: bootstrap intervals and paired tests over questions (on `core.resampling`).
 
-TempBench asks to read the *gap* between retrievers; `paired_test` says whether a gap is larger
-than the question sample explains. Each question's `scoring.ItemStats` becomes one row of numbers,
-and the headline numbers are functions of column sums over a sample:
-
-    coverage  = sum(retrieved) / n                retrieved: the question retrieved anything
-    TRP_macro = sum(TRP_q over retrieved) / sum(retrieved)      (0.0 when nothing was retrieved)
-    TRP_micro = sum(hits) / sum(n_ret)                          (0.0 when nothing was retrieved)
-    CCR       = sum(CCR_q) / n
-
-(the 0.0 cases are the reference's quirk, kept in every resample). Slices are resampled within the
-slice. Point estimates are `scoring.aggregate`'s parity numbers; intervals and p-values come from
-`benchscore.core.resampling`: `confidence_intervals(stats)`, `paired_test(stats_a, stats_b)`.
+Each question's `ItemStats` is one row, the headline numbers a function of a sample's column sums (the
+reference's TRP 0.0 where nothing was retrieved kept in every resample), slices resampled within the
+slice; point estimates are always `scoring.aggregate`'s numbers.
 """
 
 import numpy as np
@@ -53,29 +44,27 @@ def slice_statistic(sums):
     return {"TRP": numbers["TRP_macro"], "CCR": numbers["CCR"]}
 
 
-def confidence_intervals(stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
-    """Percentile bootstrap over questions: {name: {"estimate", "low", "high"}} per headline number.
-
-    `estimate` is exactly `aggregate(stats)`'s number.
-    """
-    check_options(n_resamples, seed, level)
+def _estimates(stats):
     result = aggregate(stats, by=())
-    return intervals(item_values(stats), statistic, {name: result[name] for name in HEADLINE},
-                     n_resamples, seed, level)
+    return {name: result[name] for name in HEADLINE}
+
+
+def confidence_intervals(stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
+    """Percentile bootstrap over questions: {name: {"estimate", "low", "high"}}, estimate = `aggregate`'s."""
+    check_options(n_resamples, seed, level)
+    return intervals(item_values(stats), statistic, _estimates(stats), n_resamples, seed, level)
 
 
 def slice_intervals(stats, by=SLICES, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
     """{"by_<field>": {value: {"TRP": {...}, "CCR": {...}}}}: each cell's questions resampled within it."""
     check_options(n_resamples, seed, level)
-    result = aggregate(stats, by=by)
-    out = {}
+    result, out = aggregate(stats, by=by), {}
     for field in by:
-        cells = {}
+        out["by_" + field] = cells = {}
         for value, cell in result["by_" + field].items():
             members = [r for r in stats if getattr(r, field) == value]
-            cells[value] = intervals(item_values(members), slice_statistic,
-                                     {"TRP": cell["TRP"], "CCR": cell["CCR"]}, n_resamples, seed, level)
-        out["by_" + field] = cells
+            estimates = {"TRP": cell["TRP"], "CCR": cell["CCR"]}
+            cells[value] = intervals(item_values(members), slice_statistic, estimates, n_resamples, seed, level)
     return out
 
 
@@ -91,27 +80,17 @@ def check_same_questions(stats_a, stats_b):
 
 
 def paired_test(stats_a, stats_b, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
-    """Paired bootstrap and approximate randomization of run B against run A over the same questions.
-
-    Returns {name: {"a", "b", "difference", "low", "high", "p_bootstrap", "p_randomization"}};
-    difference = b - a, (low, high) its interval at `level`, p-values two-sided.
-    """
+    """Paired bootstrap and approximate randomization of run B against run A over the same questions:
+    {name: {"a", "b", "difference" (b - a), "low", "high", "p_bootstrap", "p_randomization"}}."""
     check_options(n_resamples, seed, level)
     check_same_questions(stats_a, stats_b)
-    result_a, result_b = aggregate(stats_a, by=()), aggregate(stats_b, by=())
-    return paired(item_values(stats_a), item_values(stats_b), statistic,
-                  {name: result_a[name] for name in HEADLINE}, {name: result_b[name] for name in HEADLINE},
+    return paired(item_values(stats_a), item_values(stats_b), statistic, _estimates(stats_a), _estimates(stats_b),
                   n_resamples, seed, level)
 
 
 def add_confidence(result, stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
-    """Adds intervals to a result dict of `stats` (as `score` or `compute` returns it) and names them
-    in its signature.
-
-    Extension keys: "extension_confidence_intervals" {name: {"low", "high"}} per headline number,
-    and in each slice cell of the result's "by_<field>" "confidence_intervals" {"TRP", "CCR"},
-    resampled within the cell.
-    """
+    """Adds "extension_confidence_intervals" {name: {"low", "high"}} to a result dict of `stats`,
+    "confidence_intervals" {"TRP", "CCR"} to each slice cell, and the options to its signature."""
     options = (n_resamples, seed, level)
     result["extension_confidence_intervals"] = bounds(confidence_intervals(stats, *options))
     fields = tuple(key[3:] for key in result if key.startswith("by_"))

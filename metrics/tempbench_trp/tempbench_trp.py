@@ -1,6 +1,5 @@
 """TempBench TRP and CCR: temporal retrieval precision and chain consistency (the reference scorer's numbers)."""
 
-import contextlib
 import gc
 
 import datasets
@@ -21,22 +20,18 @@ _CITATION = data.BENCHMARKS["tempbench"].bibtex + "\n"
 
 _DESCRIPTION = """\
 TempBench scores the evidence a retriever returns for a temporal KGQA question against the
-question's gold subgraph S*, not the generated answer. Per question, a retrieved triple is a hit
-when its (s, r, o) is in S* and its own interval contains t_query (inclusive); TRP = hits / retrieved
-and CCR = 1 when every distinct gold triple is among the hits. The corpus reports TRP macro (over
-questions that retrieved anything) and micro, CCR, coverage, and the same cells per complexity and
-per operator. This module reproduces the reference scorer (tempbench_eval.py) number for number;
-the triple space (labels or Wikidata ids) is the config name, and evidence in the other space is
-an error instead of the reference's silent zero.
+question's gold subgraph S*: TRP (the share of retrieved triples that are gold and valid at t_query,
+macro and micro), CCR (every gold triple retrieved) and coverage, also per complexity and operator.
+This module reproduces the reference scorer (tempbench_eval.py) number for number; the triple space
+(labels or Wikidata ids) is the config name, and evidence in the other space is an error, not a zero.
 """
 
 _KWARGS_DESCRIPTION = """
 Computes TempBench TRP, CCR and coverage from one example per question.
 
 Args:
-    predictions: per question, the retrieved triples in rank order (already cut to your k): dicts
-        with s, r, o (config "label") or s_id, r_id, o_id (config "id") plus t_start and t_end,
-        or 5-tuples (s, r, o, t_start, t_end) in the config's space.
+    predictions: per question, the retrieved triples in rank order (already cut to your k): dicts with
+        s, r, o (config "label") or s_id, r_id, o_id (config "id") plus t_start, t_end, or 5-tuples.
     references: per question, the gold triples S_star (dicts; benchmark records carry both spaces).
     t_query: per question, the year at which the evidence must hold.
     complexity: (optional) per question "1hop" | "2hop" | "3+hop", for the by_complexity cells.
@@ -45,18 +40,15 @@ Args:
     top_k: (extension) keep only the first k retrieved triples (after `dedup`). Default None.
     dedup: (extension) drop exact repeats of a retrieved (s, r, o, t_start, t_end). Default False.
     functional_ids: (extension) score only these question ids (the functional subset). Default None.
-    confidence: (extension) a level such as 0.95 adds percentile-bootstrap intervals over questions
-        (slice cells resampled within the cell); None (default) adds none.
+    confidence: (extension) a level such as 0.95 adds bootstrap intervals over questions. Default None.
     n_resamples: bootstrap resamples for `confidence` (default 1000).
     seed: random seed for `confidence` (default 12345); with the same seed the intervals repeat.
 Returns:
-    n_questions, coverage, TRP_macro, TRP_micro, CCR, by_complexity, by_operator
-        ({value: {n, TRP, CCR}}), signature (the scoring rules' and the package's versions, the
-        space and every option), and warnings (a list, only when there is one: e.g. TRP reported
-        as 0.0, the reference's convention, where no question retrieved anything).
-    With `confidence`: extension_confidence_intervals ({"TRP_macro": {"low", "high"}, "TRP_micro",
-        "CCR", "coverage"}), "confidence_intervals" ({"TRP", "CCR"}) in each slice cell, and
-        `|bootstrap:<n>|seed:<s>|confidence:<level>` at the end of the signature.
+    n_questions, coverage, TRP_macro, TRP_micro, CCR, by_complexity and by_operator ({value: {n, TRP,
+        CCR}}), signature (versions and every option), and warnings (only when there is one: e.g. TRP
+        reported as 0.0, the reference's convention, where no question retrieved anything).
+    With `confidence`: extension_confidence_intervals ({name: {"low", "high"}}), "confidence_intervals"
+        in each slice cell, and `|bootstrap:<n>|seed:<s>|confidence:<level>` in the signature.
 Examples:
     >>> tempbench = evaluate.load("tempbench_trp")  # config "label"; "id" for Wikidata ids
     >>> gold = [{"s": "Ada", "r": "member of sports team", "o": "Rovers"}]
@@ -89,30 +81,21 @@ Examples:
 """
 
 
-@contextlib.contextmanager
-def _gc_paused():
-    """CPython's cyclic garbage collector paused for the duration (if it was running).
-
-    evaluate's `add_batch`/`compute` build tens of thousands of long-lived lists and dicts; each
-    full collection rescans them all, which took 3-4x the whole compute time on 10k questions
-    (`scripts/bench_tempbench.py`). Reference counting still frees everything as usual; the few
-    cycles made meanwhile (e.g. by an exception) are collected once the collector runs again.
-    """
+def _gc_paused(method, **kwargs):
+    """`method(**kwargs)` with the cyclic GC paused (reference counting still frees): its rescans of evaluate's
+    many long-lived lists and dicts took 3-4x the whole compute time on 10k questions (`bench_tempbench.py`)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
-        yield
+        return method(**kwargs)
     finally:
         if enabled:
             gc.enable()
 
 
 class _Storable(datasets.Features):
-    """The declared features, for batches `_prepare` already made storable (flat lists of str and float).
-
-    evaluate's `add_batch` runs `Features.encode_batch`, a Python call per value (0.8x the whole pure
-    scoring time on 10k questions); Arrow still checks every value against the declared types.
-    """
+    """The declared features without `encode_batch` (a Python call per value, 0.8x the pure scoring time):
+    `_prepare` already made every batch storable, and Arrow still checks each value's type."""
 
     def encode_batch(self, batch):
         return batch
@@ -128,11 +111,6 @@ def _stored(record, evidence, space):
         triples += triple
         times += (t_start, t_end)
     return question, {"triples": triples, "times": times}
-
-
-def _triples(flat):
-    values = iter(flat)
-    return zip(values, values, values)
 
 
 def _text(value, index, field):
@@ -153,21 +131,14 @@ class TempbenchTrp(metric.BenchscoreMetric):
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            # What is stored is what `_prepare` checked, as flat lists: Arrow encodes and reads
-            # them back ~5x faster than one struct per triple. Per question: the retrieved
-            # (s, r, o) in the config's space, three strings each, and (t_start, t_end) pairs;
-            # the distinct gold (s, r, o) in the config's space (evidence in the other space was
-            # refused by `_prepare`).
-            features=_Storable(
-                {
-                    "predictions": {"triples": strings, "times": [datasets.Value("float64")]},
-                    "references": strings,
-                    "t_query": datasets.Value("float64"),
-                    "complexity": datasets.Value("string"),
-                    "operator_type": datasets.Value("string"),
-                    "id": datasets.Value("string"),
-                }
-            ),
+            # What `_prepare` checked, as flat lists (~5x faster through Arrow than a struct per triple):
+            # the retrieved (s, r, o) strings and (t_start, t_end) pairs, the distinct gold (s, r, o).
+            features=_Storable({
+                "predictions": {"triples": strings, "times": [datasets.Value("float64")]},
+                "references": strings,
+                "t_query": datasets.Value("float64"),
+                **{name: datasets.Value("string") for name in self.OPTIONAL_INPUTS},
+            }),
             reference_urls=["https://doi.org/10.1145/3799682.3840181", "https://huggingface.co/datasets/Guen/tempbench"],
         )
 
@@ -177,16 +148,13 @@ class TempbenchTrp(metric.BenchscoreMetric):
             raise ValueError(f"config_name must be 'label' (the default) or 'id', found {self.config_name!r}")
         return space
 
-    # Overridden only to pause the garbage collector around evaluate's own work (see _gc_paused).
     def compute(self, **kwargs):
-        """Scores what was added (and `predictions`/`references` with their features, if given)."""
-        with _gc_paused():
-            return super().compute(**kwargs)
+        """Scores what was added (and `predictions`/`references` with their features, if given), GC paused."""
+        return _gc_paused(super().compute, **kwargs)
 
     def add_batch(self, **kwargs):
         """Adds questions: each is checked here, so an error names the example before Arrow sees it."""
-        with _gc_paused():
-            return super().add_batch(**kwargs)
+        return _gc_paused(super().add_batch, **kwargs)
 
     def _prepare(self, batch, start):
         """Every question checked once (the scorer's own checks) and stored in the compact form."""
@@ -211,7 +179,7 @@ class TempbenchTrp(metric.BenchscoreMetric):
         # Every example was checked by _prepare: the formula runs on the stored values.
         space = self._space()
         scoring.check_options(space, top_k, dedup)
-        keep = None if functional_ids is None else scoring.subset_filter(functional_ids)
+        keep = scoring.subset_filter(functional_ids)
         stats = []
         for i, (evidence, gold) in enumerate(zip(predictions, references)):
             qid = id[i] or None
@@ -221,10 +189,10 @@ class TempbenchTrp(metric.BenchscoreMetric):
             except ValueError as err:  # no id, with functional_ids
                 raise relocate(err, f"example {i}") from None
             question = scoring.Question(qid, complexity[i] or None, operator_type[i] or None, t_query[i],
-                                        frozenset(_triples(gold)), frozenset(), space, "")
-            times = evidence["times"]
-            stats.append(scoring.stats(question, zip(_triples(evidence["triples"]), times[0::2], times[1::2]),
-                                       top_k, dedup))
+                                        frozenset(zip(gold[0::3], gold[1::3], gold[2::3])), frozenset(), space, "")
+            triples, times = evidence["triples"], evidence["times"]
+            items = zip(zip(triples[0::3], triples[1::3], triples[2::3]), times[0::2], times[1::2])
+            stats.append(scoring.stats(question, items, top_k, dedup))
         result = scoring.summarize(stats, space=space, top_k=top_k, dedup=dedup, functional_ids=functional_ids)
         if confidence is not None:
             significance.add_confidence(result, stats, n_resamples, seed, confidence)
