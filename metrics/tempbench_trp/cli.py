@@ -1,12 +1,12 @@
 """`benchscore tempbench` and `benchscore compare tempbench`, streamed through `files.py` (card: README.md)."""
 
 import json
-import sys
 
 from benchscore import data
 from benchscore.core.compare import add_compare_options
-from benchscore.core.readers import at_line
 from benchscore.core.compare import report_comparison
+from benchscore.core.compare import warn
+from benchscore.core.readers import at_line
 from benchscore.tempbench_trp import files
 from benchscore.tempbench_trp import scoring
 from benchscore.tempbench_trp import significance
@@ -44,8 +44,7 @@ def run(args):
         split, n = f" of split {args.split!r}" if args.split else "", len(set(functional_ids))
         raise at_line(args.functional, 1, f"none of its {n} id{'s' * (n != 1)} is a question{split} in "
                                           f"{args.questions}; expected ids of those questions")
-    for warning in result.get("warnings", ()):
-        print(f"benchscore tempbench: warning: {warning}", file=sys.stderr)
+    warn("tempbench", result.get("warnings", ()))
     print(json.dumps(result, indent=2) if args.json else format_table(result))
     return 0
 
