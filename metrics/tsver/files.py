@@ -19,6 +19,7 @@ import warnings
 from benchscore import data
 from benchscore.core.readers import at_line
 from benchscore.core.readers import iter_jsonl
+from benchscore.core.readers import shown
 from benchscore.tsver import judges
 from benchscore.tsver import scoring
 from benchscore.tsver.scoring import TSVerWarning
@@ -42,7 +43,7 @@ def _prediction(record, where):
             raise ValueError(f"{where}: prediction has no {key!r} key; expected an object with the keys Claim, "
                              "Verdict, PredictedTimeRanges, Explanation")
         if not isinstance(record[key], str):
-            raise ValueError(f"{where}: {key!r} must be a string, found {scoring._short(record[key])}")
+            raise ValueError(f"{where}: {key!r} must be a string, found {shown(record[key], 80)}")
     error_line = record["Verdict"].lower() == "error" or "ErrorMessage" in record
     for key in ("PredictedTimeRanges", "Explanation"):
         if key not in record and not error_line:
@@ -78,9 +79,10 @@ def read_predictions(path, gold_claims):
     if not seen:
         raise at_line(path, 1, "the file has no prediction; expected one JSON object per line")
     if replaced:
-        shown = ", ".join(map(str, sorted(replaced)[:10])) + (", ..." if len(replaced) > 10 else "")
-        warnings.warn(f"{path}: {len(replaced)} gold claim(s) have more than one prediction line (claims {shown}); "
-                      "as the official scorer, the later line wins", TSVerWarning, stacklevel=2)
+        warnings.warn(f"{path}: {len(replaced)} gold claim(s) have more than one prediction line (claims "
+                      f"{scoring.listed(sorted(replaced))}); as the official scorer, the later line wins",
+                      TSVerWarning, stacklevel=2)
+
     if unknown:
         warnings.warn(f"{path}: ignored {len(unknown)} prediction line(s) whose Claim is not in the gold file "
                       f"(the first: {unknown[0][:60]!r})", TSVerWarning, stacklevel=2)

@@ -1,17 +1,9 @@
 """TSVer scoring, framework-free: check the inputs, per-claim statistics, then `aggregate` over them.
 
-Follows the official scorer (`baseline/compute_metrics.py` of marekstrong/TSVer at 7dd35f2) as the
-spec describes it, quirks included; every departure is a named option that enters `signature`.
-
-    stats = item_stats(gold, predictions)      # one ItemStats per gold claim, computed once
-    result = aggregate(stats)                  # official numbers; aggregate(stats, strict=True) etc.
-    result = score(gold, predictions)          # both, with the signature and warnings
-
-`gold`: official records ({"Claim", "Verdict", "TimeSeries", "Justifications"}); `predictions`:
-one per gold claim, None (no prediction line) or {"verdict", "explanation", "ranges"} (ranges in
-the official dict form series id -> [{"from", "to"}]). `files.py` reads both from the official
-files; slices, merged shards and bootstrap samples reuse the statistics and never re-score.
-No file IO here.
+Follows the official scorer (`baseline/compute_metrics.py` of marekstrong/TSVer at 7dd35f2), quirks
+included (the card lists them); every departure is a named option that enters `signature`.
+`gold`: official records; `predictions`: one per gold claim, None (no prediction line) or
+{"verdict", "explanation", "ranges"} (ranges as series id -> [{"from", "to"}]). No file IO here.
 """
 
 import dataclasses
@@ -76,13 +68,9 @@ def _words(text):
 
 
 def match_verdict(verdict):
-    """The official label matcher: a free-text verdict -> one of LABELS, or None.
+    """The official label matcher: a free-text verdict -> one of LABELS, or None (see the card).
 
-    Exact (case-insensitive) first, then substring either way, then any shared word; the first
-    label in LABELS order wins at each step. So "refuted." and " SUPPORTED " match, "not
-    supported" and "" become Supported (substring / shared word), "refutes", "TRUE", "NEI" match
-    nothing.
-    """
+    Exact (case-insensitive), then substring either way, then any shared word; the first label wins."""
     p = verdict.strip().lower()
     for label in LABELS:
         if label.lower() == p:
@@ -108,11 +96,8 @@ def verdict_outcome(predicted_verdict):
 
 
 def _years(ranges):
-    """years(ranges) = the union of range(from, to + 1), as sorted disjoint [first, last] spans.
-
-    Spans rather than a set of ints: the same counts, without materialising every year of an
-    absurd range such as {"from": -10**12, "to": 10**12}. A range with from > to adds nothing.
-    """
+    """The union of range(from, to + 1) as sorted disjoint [first, last] spans: the counts of a set of
+    years, without materialising every year of an absurd range. A range with from > to adds nothing."""
     spans = []
     for first, last in sorted((r["from"], r["to"]) for r in ranges if r["from"] <= r["to"]):
         if spans and first <= spans[-1][1] + 1:  # overlapping or adjacent years merge
@@ -139,11 +124,8 @@ def _common(a, b):
 
 
 def coverage(gold_series, predicted_series):
-    """Per-claim TSCS terms: series precision/recall/F1 and mean IoU of years over matched series.
-
-    `gold_series`, `predicted_series`: series id -> list of {"from", "to"} (inclusive years).
-    TSCS = F1 * mean IoU; 0 when either side is empty or None (the official short cut).
-    """
+    """Per-claim TSCS terms of two `series id -> [{"from", "to"}]` dicts: series precision/recall/F1 and
+    mean IoU of years over matched series. TSCS = F1 * mean IoU; 0 when either side is empty or None."""
     zero = {"tscs": 0, "iou": 0, "precision": 0, "recall": 0, "f1": 0, "series": {}, "empty": True}
     if not gold_series or not predicted_series:
         return zero
@@ -202,7 +184,7 @@ def _check_ranges(series, ranges, where):
                          "expected a list of {from, to} ranges")
     for i, r in enumerate(ranges):
         if not (isinstance(r, dict) and _is_year(r.get("from")) and _is_year(r.get("to"))):
-            raise ValueError(f"{where}: series {series!r} range {i}: found {_short(r, 200)}; expected "
+            raise ValueError(f"{where}: series {series!r} range {i}: found {shown(r, 200)}; expected "
                              f'{{"from": int, "to": int}} (years within ±{INT32[1]:,})')
 
 
@@ -227,17 +209,13 @@ def check_gold(record, where):
     if not isinstance(record["Claim"], str):
         raise ValueError(f"{where}: 'Claim' is {type(record['Claim']).__name__}; expected a string")
     if record["Verdict"] not in LABELS:
-        raise ValueError(f"{where}: 'Verdict' must be one of {list(LABELS)}, found {_short(record['Verdict'])}")
+        raise ValueError(f"{where}: 'Verdict' must be one of {list(LABELS)}, found {shown(record['Verdict'], 80)}")
     check_series(record["TimeSeries"], f"{where}: 'TimeSeries'", allow_none=False)
     justifications = record["Justifications"]
     if not isinstance(justifications, list) or not all(isinstance(j, str) for j in justifications):
         raise ValueError(f"{where}: 'Justifications' must be a list of strings")
     return record
 
-
-def _short(value, limit=80):
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def ranges_from_rows(rows, where="time_series"):
@@ -279,15 +257,12 @@ def _check_keys(value, keys, index, side):
 
 def _check_text(value, index, what, optional=True):
     if not (isinstance(value, str) or optional and value is None):
-        raise at_example(index, f"{what} is {_short(value)}; expected a string{' or None' if optional else ''}")
+        raise at_example(index, f"{what} is {shown(value, 80)}; expected a string{' or None' if optional else ''}")
 
 
-def _check_row(row, index, what, seen):
+def _check_row(row, index, what):
     if not isinstance(row, dict) or set(row) != {"series", "ranges"} or not isinstance(row["series"], str):
-        raise at_example(index, f"{what} holds {_short(row)}; expected {{\"series\": str, \"ranges\": [...]}}")
-    if row["series"] in seen:
-        raise at_example(index, f"{what}: series {row['series']!r} appears twice; list each series once with all "
-                                "its ranges")
+        raise at_example(index, f"{what} holds {shown(row, 80)}; expected {{\"series\": str, \"ranges\": [...]}}")
     if isinstance(row["ranges"], list) and any(isinstance(r, dict) and set(r) != {"from", "to"} for r in row["ranges"]):
         raise at_example(index, f"{what}: series {row['series']!r} has a range with other keys than from, to")
 
@@ -296,12 +271,10 @@ def check_rows(rows, index, what):
     """The `datasets` form of series ([{"series": str, "ranges": [{"from": int, "to": int}]}]) of one example."""
     if not isinstance(rows, (list, tuple)):
         raise at_example(index, f"{what} is {type(rows).__name__}; expected a list of {{series, ranges}}")
-    series = {}
     for row in rows:
-        _check_row(row, index, what, series)
-        series[row["series"]] = row["ranges"]
+        _check_row(row, index, what)
     try:
-        check_series(series, what, allow_none=False)
+        check_series(ranges_from_rows(rows, what), what, allow_none=False)
     except ValueError as err:
         raise at_example(index, str(err)) from None
 
@@ -316,7 +289,7 @@ def check_example(prediction, reference, index):
         check_rows(prediction["time_series"], index, "predictions['time_series']")
     _check_text(reference["claim"], index, "references['claim']", optional=False)
     if reference["verdict"] not in LABELS:
-        raise at_example(index, f"references['verdict'] is {_short(reference['verdict'])}; expected one of "
+        raise at_example(index, f"references['verdict'] is {shown(reference['verdict'], 80)}; expected one of "
                                 f"{list(LABELS)}")
     justifications = reference["justifications"]
     if not isinstance(justifications, list) or not all(isinstance(j, str) for j in justifications):
@@ -338,13 +311,8 @@ def from_example(prediction, reference):
 
 
 def claim_item(gold_verdict, gold_series, prediction, ev2r=None, ev2r_failure=None):
-    """The ItemStats of one gold claim (inputs already checked).
-
-    gold_verdict: one of LABELS. gold_series: series id -> ranges.
-    prediction: None (no prediction line) or {"verdict": str, "ranges": series id -> ranges | None}.
-    ev2r: the judge's four counts for this claim (None when not judged); ev2r_failure: why the
-    judge failed (str), counted and reported by `aggregate`.
-    """
+    """The ItemStats of one checked gold claim: `prediction` None (no line) or {"verdict", "ranges"};
+    `ev2r` the judge's counts (None: not judged), `ev2r_failure` why the judge failed on it."""
     verdict = None if prediction is None else prediction["verdict"]
     status, label = verdict_outcome(verdict)
     ranges = None if prediction is None else prediction["ranges"]
@@ -373,7 +341,7 @@ def item_stats(gold, predictions, ev2r=None):
     for i, (g, p, e) in enumerate(zip(gold, predictions, ev2r)):
         failure = e if isinstance(e, str) else None
         if g["Verdict"] not in LABELS:
-            raise at_example(i, f"gold Verdict must be one of {list(LABELS)}, found {_short(g['Verdict'])}")
+            raise at_example(i, f"gold Verdict must be one of {list(LABELS)}, found {shown(g['Verdict'], 80)}")
         try:
             stats.append(claim_item(g["Verdict"], g["TimeSeries"], p, None if failure else e, failure))
         except (TypeError, ValueError) as err:
@@ -390,11 +358,8 @@ def _mean(values):
 
 
 def _macro_f1(pairs):
-    """sklearn-style macro F1 over all four LABELS, zero division -> 0.
-
-    A predicted label of None (error line; in strict mode also missing/unmatched) is a miss for
-    the gold label and a false positive for none.
-    """
+    """sklearn-style macro F1 over all four LABELS, zero division -> 0; a predicted label of None
+    (error line; in strict mode also missing/unmatched) is a miss for the gold label only."""
     if not pairs:
         return None
     tp = Counter(g for g, p in pairs if g == p)
@@ -437,13 +402,9 @@ def check_aggregation(ev2r_aggregation):
 
 
 def ev2r_aggregate(records, aggregation="tsver"):
-    """Ev²R precision, recall and F1 from the judged claims' counts.
+    """Ev²R precision, recall and F1 from the judged claims' counts: "tsver" (official micro sums, R =
+    sp/cr sic, rounded to 4 decimals) or "paper" (per-claim means); the card gives both formulas."""
 
-    "tsver" (official TSVer): micro sums; P = sp/cp, R = sp/cr (sic: the predicted side's support
-    over the reference count), F1 from the unrounded P and R, then P, R, F1 each rounded to 4
-    decimals. "paper" (Ev²R paper, FEVER-8): per-claim P = sp/cp, R = sr/cr, F1 of those, each
-    averaged over the judged claims, unrounded.
-    """
     check_aggregation(aggregation)
     return _ev2r_tsver(records) if aggregation == "tsver" else _ev2r_paper(records)
 
@@ -456,22 +417,18 @@ def _confusion(stats):
     return confusion
 
 
-def _indices(stats, keep):
-    found = [i for i, s in enumerate(stats) if keep(s)]
-    return found, ", ".join(map(str, found[:SHOWN])) + (", ..." if len(found) > SHOWN else "")
+def listed(items):
+    """The first SHOWN items (e.g. claim indices) for a warning, then "..."."""
+    return ", ".join(map(str, items[:SHOWN])) + (", ..." if len(items) > SHOWN else "")
 
 
-def _verdict_warnings(stats):
-    """What the official matcher does silently to a verdict and changes a number: said once per kind."""
+def _claim_warnings(stats, kinds):
+    """One warning per kind of claim found in `stats`: (which claims, "... {n} ... {claims} ..."), naming them."""
     warnings = []
-    unmatched, shown = _indices(stats, lambda s: s.status == UNMATCHED)
-    if unmatched:
-        warnings.append(f"{len(unmatched)} predicted verdict(s) match no label (claims {shown}); as the official "
-                        "scorer, they are left out of the verdict scores")
-    empty, shown = _indices(stats, lambda s: s.status == OK and not s.verdict.strip())
-    if empty:
-        warnings.append(f"{len(empty)} predicted verdict(s) are empty (claims {shown}); as the official matcher, "
-                        "they count as 'Supported'")
+    for keep, text in kinds:
+        found = [i for i, s in enumerate(stats) if keep(s)]
+        if found:
+            warnings.append(text.format(n=len(found), claims=listed(found)))
     return warnings
 
 
@@ -479,6 +436,26 @@ def _over_supported(counts):
     """A support count above a facts count, the official R's sp/cr included (a rate above 1)."""
     cp_key, sp_key, cr_key, sr_key = EV2R_KEYS
     return counts[sp_key] > min(counts[cp_key], counts[cr_key]) or counts[sr_key] > counts[cr_key]
+
+
+# What the official rules do silently to some claims and changes a number: said once per kind.
+VERDICT_WARNINGS = (
+    (lambda s: s.status == UNMATCHED, "{n} predicted verdict(s) match no label (claims {claims}); as the official "
+                                      "scorer, they are left out of the verdict scores"),
+    (lambda s: s.status == OK and not s.verdict.strip(), "{n} predicted verdict(s) are empty (claims {claims}); as "
+                                                         "the official matcher, they count as 'Supported'"),
+)
+INVERTED_WARNINGS = ((lambda s: s.inverted_ranges, "{n} claim(s) have a predicted range with from > to (claims "
+                                                   "{claims}); as the official scorer, such a range covers no year "
+                                                   "(it lowers the IoU and TSCS)"),)
+EV2R_WARNINGS = (
+    (lambda s: s.ev2r is not None and _over_supported(s.ev2r), "{n} judged claim(s) have a support count above their "
+     "facts count (claims {claims}); as the official scorer, the counts are used as given, so an Ev2R rate can "
+     "exceed 1"),
+    (lambda s: s.ev2r is not None and s.ev2r_defaulted, "{n} judged claim(s) have an Ev2R record without some of the "
+     "count keys (claims {claims}); as the official scorer, a missing count is read as 0; expected the keys "
+     + str(list(EV2R_KEYS))),
+)
 
 
 def _rate_warnings(ev2r):
@@ -489,33 +466,6 @@ def _rate_warnings(ev2r):
     return [f"Ev2R {', '.join(over)} above 1: as the official scorer, the judge's counts are used as given "
             "(R = predicted-side support / reference facts count, sic), so a rate can exceed 1"]
 
-
-def _defaulted_warnings(stats):
-    """Judged claims whose record lacks count keys: the official sum reads them as 0, and so do we."""
-    found, shown_claims = _indices(stats, lambda s: s.ev2r is not None and s.ev2r_defaulted)
-    if not found:
-        return []
-    return [f"{len(found)} judged claim(s) have an Ev2R record without some of the count keys (claims "
-            f"{shown_claims}); as the official scorer, a missing count is read as 0; expected the keys "
-            f"{list(EV2R_KEYS)}"]
-
-
-def _inverted_warnings(stats):
-    found, shown_claims = _indices(stats, lambda s: s.inverted_ranges)
-    if not found:
-        return []
-    return [f"{len(found)} claim(s) have a predicted range with from > to (claims {shown_claims}); as the official "
-            "scorer, such a range covers no year (it lowers the IoU and TSCS)"]
-
-
-def _support_warnings(stats):
-    """The official rates take the judge's counts as given: a support count above its facts count
-    (a rate above 1) is summed as is, and said."""
-    over, shown_claims = _indices(stats, lambda s: s.ev2r is not None and _over_supported(s.ev2r))
-    if not over:
-        return []
-    return [f"{len(over)} judged claim(s) have a support count above their facts count (claims {shown_claims}); "
-            "as the official scorer, the counts are used as given, so an Ev2R rate can exceed 1"]
 
 
 def _failure_warnings(n_judged, failures):
@@ -540,8 +490,8 @@ def _ev2r_part(stats, ev2r_aggregation):
     ev2r = ev2r_aggregate(judged, ev2r_aggregation) if judged else {"precision": None, "recall": None, "f1": None}
     result = {f"ev2r_{k}": v for k, v in ev2r.items()}
     result.update({"n_ev2r_judged": len(judged), "n_ev2r_failed": len(failures)})
-    return result, (_failure_warnings(len(judged), failures) + _support_warnings(stats)
-                    + _defaulted_warnings(stats) + _rate_warnings(ev2r))
+    warnings = _failure_warnings(len(judged), failures) + _claim_warnings(stats, EV2R_WARNINGS)
+    return result, warnings + _rate_warnings(ev2r)
 
 
 TSCS_TERMS = ("tscs", "iou", "precision", "recall", "f1")
@@ -585,7 +535,7 @@ def aggregate(stats, strict=False, ev2r_aggregation="tsver"):
     }
     ev2r, ev2r_warnings = _ev2r_part(stats, ev2r_aggregation)
     result.update(ev2r)
-    result["warnings"] = _verdict_warnings(stats) + _inverted_warnings(stats) + ev2r_warnings
+    result["warnings"] = _claim_warnings(stats, VERDICT_WARNINGS + INVERTED_WARNINGS) + ev2r_warnings
     return result
 
 
@@ -641,10 +591,10 @@ def duplicate_claims_warning(claims):
         if claim in first:
             repeated.append(f"claim {i} repeats claim {first[claim]}")
         first.setdefault(claim, i)
-    if not repeated:
-        return []
-    shown = ", ".join(repeated[:SHOWN]) + (", ..." if len(repeated) > SHOWN else "")
-    return [f"{len(repeated)} duplicate gold claim(s) ({shown}); as the official scorer, each copy is counted"]
+    return [f"{len(repeated)} duplicate gold claim(s) ({listed(repeated)}); as the official scorer, each copy is "
+            "counted"] if repeated else []
+
+
 
 
 def score(gold, predictions, ev2r=None, strict=False, ev2r_aggregation="tsver", judge="none", per_claim=False,
@@ -659,7 +609,7 @@ def score(gold, predictions, ev2r=None, strict=False, ev2r_aggregation="tsver", 
     check_flag(per_claim, "per_claim")
     stats = item_stats(gold, predictions, ev2r)
     result = aggregate(stats, strict=strict, ev2r_aggregation=ev2r_aggregation)
-    verdicts = set(_verdict_warnings(stats)) if source else ()
+    verdicts = set(_claim_warnings(stats, VERDICT_WARNINGS)) if source else ()
     result["warnings"] = duplicate_claims_warning([g["Claim"] for g in gold]) + [
         f"{source}: {w}" if w in verdicts else w for w in result["warnings"]]
     result["signature"] = signature(strict, ev2r_aggregation, judge)
