@@ -1,22 +1,9 @@
 """How sure a TSVer number is: bootstrap intervals and paired tests over claims.
 
-The unit is the claim. Each claim becomes one row of per-claim statistics (from
-`scoring.item_stats`), and every headline number is a function of column sums over a sample,
-with the official denominators, which differ per number:
-
-    verdict_accuracy = sum(correct) / sum(counted)            counted: has a matched or "error" verdict
-    verdict_macro_f1 = mean over the 4 labels of 2tp / (2tp + fp + fn), 0 when tp = 0, sums over counted
-    tscs             = sum(tscs_claim) / sum(in_tscs)         in_tscs: has a prediction line
-    ev2r_f1          = "tsver": F1 of P = sum sp / sum cp, R = sum sp / sum cr, each rounded to 4 places;
-                       "paper": sum(F1_claim) / sum(judged)
-
-(with strict=True every claim is counted and in TSCS). A sample whose denominator is 0 leaves
-the number undefined in that sample. The point estimates are always `scoring.aggregate`'s parity
-numbers; only intervals and p-values come from resampling (`benchscore.core.resampling`).
-
-    stats = item_stats(gold, predictions)
-    confidence_intervals(stats)          # {"tscs": {"estimate", "low", "high"}, "verdict_macro_f1": ...}
-    paired_test(stats_a, stats_b)        # difference, interval, p-values per number
+Each claim is one row of `item_values`; every headline number is a function of the column sums of a
+sample, with its official denominators (`statistic`; a sample whose denominator is 0 leaves the
+number undefined). The estimates are always `scoring.aggregate`'s parity numbers; only intervals
+and p-values come from resampling (`benchscore.core.resampling`).
 """
 
 import functools
@@ -39,6 +26,8 @@ from benchscore.tsver.scoring import MISSING
 from benchscore.tsver.scoring import OK
 from benchscore.tsver.scoring import aggregate
 from benchscore.tsver.scoring import check_aggregation
+from benchscore.tsver.scoring import ev2r_aggregate
+
 
 HEADLINE = ("tscs", "verdict_macro_f1", "verdict_accuracy")  # the official table's order
 EV2R_HEADLINE = ("ev2r_f1",)  # when an Ev2R judge ran
@@ -50,18 +39,13 @@ EV2R = CONFUSION + 3 * len(LABELS)  # judged, then "tsver": sp, cp, cr; "paper":
 N_COLUMNS = EV2R + 4
 
 
-def _ratio(a, b):
-    return a / b if b else 0.0
-
-
 def _ev2r_columns(counts, ev2r_aggregation):
     if counts is None:
         return [0.0, 0.0, 0.0, 0.0]
-    cp, sp, cr, sr = (counts[key] for key in EV2R_KEYS)
+    cp, sp, cr, _ = (counts[key] for key in EV2R_KEYS)
     if ev2r_aggregation == "tsver":
         return [1.0, sp, cp, cr]
-    precision, recall = _ratio(sp, cp), _ratio(sr, cr)
-    return [1.0, 2 * precision * recall / (precision + recall) if precision + recall else 0.0, 0.0, 0.0]
+    return [1.0, ev2r_aggregate([counts], "paper")["f1"], 0.0, 0.0]  # this claim's F1
 
 
 def _label_columns(s, counted):
@@ -97,7 +81,9 @@ def _ev2r_f1(sums, ev2r_aggregation):
 
 
 def statistic(sums, ev2r_aggregation="tsver", with_ev2r=False):
-    """The headline numbers from column sums of `item_values` (one row of sums per sample)."""
+    """The headline numbers from column sums of `item_values` (one row of sums per sample): accuracy =
+    correct / counted; macro-F1 = the mean over LABELS of 2tp / (2tp + fp + fn) (0 when tp = 0); TSCS
+    = sum / in_tscs; Ev2R F1 = "tsver": F1 of sp/cp and sp/cr rounded to 4 places, "paper": mean F1."""
     counted = sums[:, COUNTED]
     label_f1 = []
     for k in range(len(LABELS)):
