@@ -522,7 +522,6 @@ class OpenAIJudge:
             self._limited_in_a_row += 1
         return JudgeError(f"{RATE_LIMITED}: {message}")
 
-
     def cache_key(self, claim, reference, prediction):
         prompt_hash = hashlib.sha256(PROMPT_INSTRUCTIONS.encode("utf-8")).hexdigest()
         temperature = None if self.temperature is None else float(self.temperature)  # 0 and 0.0 alike
@@ -555,12 +554,9 @@ class OpenAIJudge:
         return headers
 
     def _body(self, prompt):
-        body = {"model": self.model, "messages": [{"role": "user", "content": prompt}]}
-        if self.temperature is not None:
-            body["temperature"] = self.temperature
-        if self.seed is not None:
-            body["seed"] = self.seed
-        return json.dumps(body).encode("utf-8")
+        body = {"model": self.model, "messages": [{"role": "user", "content": prompt}], "temperature": self.temperature,
+                "seed": self.seed}
+        return json.dumps({name: value for name, value in body.items() if value is not None}).encode("utf-8")
 
     def _send(self, headers, body):
         """(status, headers, body) of one POST within the total deadline, else _Retry."""
@@ -581,7 +577,6 @@ class OpenAIJudge:
             raise _Retry(f"no complete reply from {self.shown_url} within {self.timeout:g} s") from None
         except (httpx.HTTPError, OSError) as err:
             raise _Retry(self._redact(f"{type(err).__name__} from {self.shown_url}: {err}")) from None
-
 
     def _request(self, prompt):
         """One POST; returns the reply text, raises _Retry or _Refused."""

@@ -217,7 +217,6 @@ def check_gold(record, where):
     return record
 
 
-
 def ranges_from_rows(rows, where="time_series"):
     """The official dict form (series id -> ranges) from the `datasets` form
     [{"series": id, "ranges": [{"from", "to"}]}]; None stays None. A repeated series id is an error."""
@@ -467,7 +466,6 @@ def _rate_warnings(ev2r):
             "(R = predicted-side support / reference facts count, sic), so a rate can exceed 1"]
 
 
-
 def _failure_warnings(n_judged, failures):
     """Why Ev²R is not available (every judge call failed), or over how many claims it is."""
     if not failures:
@@ -593,8 +591,6 @@ def duplicate_claims_warning(claims):
         first.setdefault(claim, i)
     return [f"{len(repeated)} duplicate gold claim(s) ({listed(repeated)}); as the official scorer, each copy is "
             "counted"] if repeated else []
-
-
 
 
 def score(gold, predictions, ev2r=None, strict=False, ev2r_aggregation="tsver", judge="none", per_claim=False,
