@@ -467,31 +467,26 @@ class OpenAIJudge:
         """(reply text, parsed response) after the retries; JudgeError when every attempt failed."""
         failure = None
         for attempt in range(self.max_retries + 1):
-            if attempt:
-                self._pause(attempt, failure)
+            if attempt:  # the backoff, at least Retry-After, at most the request deadline
+                delay = min(self.timeout, 60.0, max(self.backoff * 2 ** (attempt - 1), failure.wait))
+                logger.info("Ev2R judge: attempt %d/%d failed (%s); retrying in %.2f s",
+                            attempt, self.max_retries + 1, failure, delay)
+                time.sleep(delay)
             self._check_down()
             try:
-                return self._attempt(prompt)
+                reply = self._redact(self._request(prompt))  # a key echoed back never reaches the cache
+                response = parse_reply(reply, self._redact)  # nor does one escaped inside the JSON
             except (_Retry, JudgeError) as err:  # JudgeError: a malformed reply, the next may be well-formed
                 failure = self._note_failure(err)
+                continue
             except _Refused as err:
                 raise JudgeError(f"Ev2R judge request refused: {err}") from None
+            with self._lock:
+                self._answered, self._limited_in_a_row = True, 0
+            return reply, response
         message = f"Ev2R judge failed after {self.max_retries + 1} attempts: {failure}"
         raise self._rate_limited(message) if failure.rate_limited else JudgeError(message)
 
-    def _attempt(self, prompt):
-        reply = self._redact(self._request(prompt))  # a key echoed back never reaches the cache
-        response = parse_reply(reply, self._redact)  # nor does one escaped inside the JSON
-        with self._lock:
-            self._answered, self._limited_in_a_row = True, 0
-        return reply, response
-
-    def _pause(self, attempt, failure):
-        """Waits before a retry: the backoff, at least Retry-After, at most the request deadline."""
-        delay = min(self.timeout, 60.0, max(self.backoff * 2 ** (attempt - 1), failure.wait))
-        logger.info("Ev2R judge: attempt %d/%d failed (%s); retrying in %.2f s",
-                    attempt, self.max_retries + 1, failure, delay)
-        time.sleep(delay)
 
     def _check_down(self):
         if self._limited_in_a_row >= RATE_LIMITED_CLAIMS:

@@ -329,10 +329,8 @@ def defaulted_keys(record):
 
 
 def item_stats(gold, predictions, ev2r=None):
-    """One ItemStats per official gold record and its aligned prediction (or None).
-
-    `ev2r`: None, or per claim None / the judge's counts / its failure message (str).
-    """
+    """One ItemStats per official gold record and its aligned prediction (or None); `ev2r`: None, or
+    per claim None / the judge's counts / its failure message (str)."""
     if len(predictions) != len(gold):
         raise ValueError(f"{len(predictions)} predictions for {len(gold)} gold claims; align them first")
     ev2r = [None] * len(gold) if ev2r is None else ev2r
@@ -379,22 +377,6 @@ def _f1(p, r):
     return 2 * p * r / (p + r) if p + r else 0.0
 
 
-def _ev2r_tsver(records):
-    cp_key, sp_key, cr_key, _ = EV2R_KEYS
-    sp = sum(c[sp_key] for c in records)
-    p, r = _ratio(sp, sum(c[cp_key] for c in records)), _ratio(sp, sum(c[cr_key] for c in records))
-    return {"precision": round(p, 4), "recall": round(r, 4), "f1": round(_f1(p, r), 4)}
-
-
-def _ev2r_paper(records):
-    if not records:
-        return {"precision": None, "recall": None, "f1": None}
-    cp_key, sp_key, cr_key, sr_key = EV2R_KEYS
-    ps = [_ratio(c[sp_key], c[cp_key]) for c in records]
-    rs = [_ratio(c[sr_key], c[cr_key]) for c in records]
-    return {"precision": _mean(ps), "recall": _mean(rs), "f1": _mean([_f1(p, r) for p, r in zip(ps, rs)])}
-
-
 def check_aggregation(ev2r_aggregation):
     if ev2r_aggregation not in EV2R_AGGREGATIONS:
         raise ValueError(f"ev2r_aggregation must be one of {list(EV2R_AGGREGATIONS)}, found {ev2r_aggregation!r}")
@@ -403,9 +385,14 @@ def check_aggregation(ev2r_aggregation):
 def ev2r_aggregate(records, aggregation="tsver"):
     """Ev²R precision, recall and F1 from the judged claims' counts: "tsver" (official micro sums, R =
     sp/cr sic, rounded to 4 decimals) or "paper" (per-claim means); the card gives both formulas."""
-
     check_aggregation(aggregation)
-    return _ev2r_tsver(records) if aggregation == "tsver" else _ev2r_paper(records)
+    cp, sp, cr, sr = EV2R_KEYS
+    if aggregation == "tsver":
+        support = sum(c[sp] for c in records)
+        p, r = _ratio(support, sum(c[cp] for c in records)), _ratio(support, sum(c[cr] for c in records))
+        return {"precision": round(p, 4), "recall": round(r, 4), "f1": round(_f1(p, r), 4)}
+    ps, rs = [_ratio(c[sp], c[cp]) for c in records], [_ratio(c[sr], c[cr]) for c in records]
+    return {"precision": _mean(ps), "recall": _mean(rs), "f1": _mean([_f1(p, r) for p, r in zip(ps, rs)])}
 
 
 def _confusion(stats):
@@ -460,10 +447,8 @@ EV2R_WARNINGS = (
 def _rate_warnings(ev2r):
     """A warning naming each Ev²R rate above 1 (the official rates take the counts as given)."""
     over = [f"{name} {value}" for name, value in ev2r.items() if value is not None and value > 1]
-    if not over:
-        return []
     return [f"Ev2R {', '.join(over)} above 1: as the official scorer, the judge's counts are used as given "
-            "(R = predicted-side support / reference facts count, sic), so a rate can exceed 1"]
+            "(R = predicted-side support / reference facts count, sic), so a rate can exceed 1"] if over else []
 
 
 def _failure_warnings(n_judged, failures):
@@ -485,7 +470,7 @@ def _ev2r_part(stats, ev2r_aggregation):
     if not judged and not failures:
         return {}, []
     # never a silent 0: with every judge call failed there is nothing to average
-    ev2r = ev2r_aggregate(judged, ev2r_aggregation) if judged else {"precision": None, "recall": None, "f1": None}
+    ev2r = ev2r_aggregate(judged, ev2r_aggregation) if judged else dict.fromkeys(("precision", "recall", "f1"))
     result = {f"ev2r_{k}": v for k, v in ev2r.items()}
     result.update({"n_ev2r_judged": len(judged), "n_ev2r_failed": len(failures)})
     warnings = _failure_warnings(len(judged), failures) + _claim_warnings(stats, EV2R_WARNINGS)
@@ -503,14 +488,9 @@ def _denominators(stats, strict):
 
 
 def aggregate(stats, strict=False, ev2r_aggregation="tsver"):
-    """Corpus numbers from per-claim `ItemStats`, as fractions (the official table prints x100).
-
-    Official denominators (strict=False): accuracy and macro-F1 over claims with a prediction line
-    whose verdict matched a label or is "error" (always wrong); TSCS and the mean IoU/P/R/F1 over
-    claims with a prediction line (any verdict). strict=True: every gold claim counts in both, a
-    missing or unmatched verdict is wrong and a missing prediction scores 0. `warnings`: what the
-    official rules did silently that changes a number.
-    """
+    """Corpus numbers from per-claim `ItemStats`, as fractions (the official table prints x100), with
+    the official denominators (the card's table) or, with `strict`, every claim; `warnings`: what the
+    official rules did silently that changes a number."""
     check_aggregation(ev2r_aggregation)
     check_flag(strict, "strict")
     stats = list(stats)
@@ -544,22 +524,11 @@ def not_item_stats(stats):
                      "tsver ItemStats (from item_stats)")
 
 
-def _file_notes(over, defaulted):
-    """What a recorded file's records hold that the official sum uses silently."""
-    notes = f"; {over} of them have a support count above their facts count, used as given (a rate can " \
-        "exceed 1)" if over else ""
-    return notes + (f"; {defaulted} of them lack some count keys, read as 0" if defaulted else "")
-
-
 def file_ev2r(result, file_records):
-    """The official Ev²R over a *recorded judge file*: it sums every record in the file.
-
-    That includes records the claim-aligned path never reads: a claim recorded twice (both count),
-    and claims not in the gold file or without a prediction line. Where the file holds such extra
-    records (more records than judged claims), the official "tsver" numbers are recomputed from all
-    `file_records` (the raw ev2r_response dicts) with a warning in the result, so a file gives the
-    official number; the per-claim statistics (slices, resampling) keep the claim-aligned records.
-    """
+    """The official Ev²R over a *recorded judge file*, which sums every record in it: where the file
+    holds more records than judged claims (a claim recorded twice, claims not in the gold file or
+    without a prediction line), the "tsver" numbers are recomputed from all `file_records` (the raw
+    ev2r_response dicts), with a warning; the per-claim statistics keep the claim-aligned records."""
     if result.get("n_ev2r_judged") is None or len(file_records) <= result["n_ev2r_judged"]:
         return result
     warning = (f"the Ev2R file holds {len(file_records)} records for {result['n_ev2r_judged']} judged claims "
@@ -570,7 +539,10 @@ def file_ev2r(result, file_records):
     kept = [w for w in result["warnings"]  # what the claim-aligned records said; the file's numbers replace them
             if not w.startswith(("Ev2R not available", "Ev2R over", "Ev2R precision", "Ev2R recall", "Ev2R f1"))
             and "support count above" not in w]
-    warning += _file_notes(over, sum(bool(defaulted_keys(r)) for r in file_records))
+    notes = ((over, "have a support count above their facts count, used as given (a rate can exceed 1)"),
+             (sum(bool(defaulted_keys(r)) for r in file_records), "lack some count keys, read as 0"))
+    warning += "".join(f"; {n} of them {what}" for n, what in notes if n)
+
     official = ev2r_aggregate(records, "tsver")
     return {**result, **{f"ev2r_{k}": v for k, v in official.items()}, "n_ev2r_records": len(file_records),
             "warnings": kept + [warning] + _rate_warnings(official)}
@@ -595,13 +567,8 @@ def duplicate_claims_warning(claims):
 
 def score(gold, predictions, ev2r=None, strict=False, ev2r_aggregation="tsver", judge="none", per_claim=False,
           source=None):
-    """`aggregate(item_stats(...))` with its signature and warnings (e.g. a gold claim given twice).
-
-    With `per_claim`, also "per_claim": the statistics (for slices and intervals, never re-scored);
-    `source` (e.g. the prediction file's name) starts the warnings about predicted verdicts.
-    """
-    check_aggregation(ev2r_aggregation)
-    check_flag(strict, "strict")
+    """`aggregate(item_stats(...))` with its signature and warnings (e.g. a gold claim given twice); with
+    `per_claim`, also the statistics; `source` (a file name) starts the warnings about predicted verdicts."""
     check_flag(per_claim, "per_claim")
     stats = item_stats(gold, predictions, ev2r)
     result = aggregate(stats, strict=strict, ev2r_aggregation=ev2r_aggregation)
@@ -615,11 +582,9 @@ def score(gold, predictions, ev2r=None, strict=False, ev2r_aggregation="tsver", 
 
 
 def ev2r_items(gold, predictions):
-    """(claim index, (claim, reference, prediction)) for each claim an Ev²R judge reads.
+    """(claim index, (claim, reference, prediction)) for each claim an Ev²R judge reads (official:
+    the gold justifications joined with "\\n", the Explanation; none without one)."""
 
-    Official: reference = the gold justifications joined with "\\n", prediction = the Explanation;
-    claims with no prediction line or a null Explanation are not judged.
-    """
     return [(i, (g["Claim"], "\n".join(g["Justifications"] or []), p["explanation"]))
             for i, (g, p) in enumerate(zip(gold, predictions))
             if p is not None and p["explanation"] is not None]
