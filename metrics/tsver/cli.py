@@ -1,10 +1,6 @@
-"""`benchscore tsver`: the official scorer's table, with validated input.
+"""`benchscore tsver` (the official scorer's table, with validated input; the card's "How to use" shows
+its options) and `benchscore compare tsver`."""
 
-    benchscore tsver --gold tsver_test.jsonl --predictions preds.jsonl                 # official table
-    benchscore tsver --gold tsver_test.jsonl --predictions preds.jsonl --ev2r ev2r.jsonl
-    benchscore tsver --gold ... --predictions ... --judge-url http://host/v1 --judge-model m --judge-cache .cache
-    benchscore tsver --gold ... --predictions ... --strict --json
-"""
 
 import json
 import sys

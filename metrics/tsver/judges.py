@@ -487,7 +487,6 @@ class OpenAIJudge:
         message = f"Ev2R judge failed after {self.max_retries + 1} attempts: {failure}"
         raise self._rate_limited(message) if failure.rate_limited else JudgeError(message)
 
-
     def _check_down(self):
         if self._limited_in_a_row >= RATE_LIMITED_CLAIMS:
             raise JudgeError(f"{RATE_LIMITED}: Ev2R judge not asked, {self._limited_in_a_row} claims in a row were "

@@ -524,7 +524,15 @@ def not_item_stats(stats):
                      "tsver ItemStats (from item_stats)")
 
 
+def _file_notes(over, defaulted):
+    """What a recorded file's records hold that the official sum uses silently."""
+    notes = ((over, "have a support count above their facts count, used as given (a rate can exceed 1)"),
+             (defaulted, "lack some count keys, read as 0"))
+    return "".join(f"; {n} of them {what}" for n, what in notes if n)
+
+
 def file_ev2r(result, file_records):
+
     """The official Ev²R over a *recorded judge file*, which sums every record in it: where the file
     holds more records than judged claims (a claim recorded twice, claims not in the gold file or
     without a prediction line), the "tsver" numbers are recomputed from all `file_records` (the raw
@@ -539,10 +547,7 @@ def file_ev2r(result, file_records):
     kept = [w for w in result["warnings"]  # what the claim-aligned records said; the file's numbers replace them
             if not w.startswith(("Ev2R not available", "Ev2R over", "Ev2R precision", "Ev2R recall", "Ev2R f1"))
             and "support count above" not in w]
-    notes = ((over, "have a support count above their facts count, used as given (a rate can exceed 1)"),
-             (sum(bool(defaulted_keys(r)) for r in file_records), "lack some count keys, read as 0"))
-    warning += "".join(f"; {n} of them {what}" for n, what in notes if n)
-
+    warning += _file_notes(over, sum(bool(defaulted_keys(r)) for r in file_records))
     official = ev2r_aggregate(records, "tsver")
     return {**result, **{f"ev2r_{k}": v for k, v in official.items()}, "n_ev2r_records": len(file_records),
             "warnings": kept + [warning] + _rate_warnings(official)}

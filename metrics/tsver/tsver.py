@@ -28,15 +28,11 @@ the numbers of the official scorer (marekstrong/TSVer, baseline/compute_metrics.
   precision, recall and F1;
 - optionally Ev²R, an LLM judge's atomic-fact precision/recall/F1 of the explanation against the
   gold justifications (pass `ev2r_judge`).
-Official denominators: claims whose prediction has `verdict=None` (no prediction line) are left
-out; a verdict "error" counts wrong with whatever ranges it has; a verdict that matches no label
-is left out of the verdict scores (with a warning) but kept in TSCS. `strict=True` counts every
-claim. All values are fractions in [0, 1] (the official table prints them x100).
-
-Speed: `evaluate` converts every leaf through Arrow. For large runs call the pure functions
-directly (same numbers): `files.read_references`, `files.read_predictions`, `scoring.item_stats`,
-`scoring.aggregate` (see README.md, "Fast path").
+Official denominators (the card's table): a claim whose prediction has `verdict=None` is left out;
+`strict=True` counts every claim. Values are fractions in [0, 1] (the official table prints x100).
+For large runs, the pure functions give the same numbers faster (README.md, "Fast path").
 """
+
 
 _KWARGS_DESCRIPTION = """
 Args:
