@@ -127,7 +127,6 @@ def score(gold, predictions, judge=None, strict=False, ev2r_aggregation="tsver",
 def score_files(gold_path, predictions_path, judge=None, strict=False, ev2r_aggregation="tsver", report=None):
     """The result dict of a prediction file against a gold file, read warnings included, as the CLI
     prints it. With `report` (a path), also writes `scoring.official_report` there as JSON."""
-
     if report is not None:
         _check_report_path(report, gold_path, predictions_path, judge)
     with warnings.catch_warnings(record=True) as caught:

@@ -44,13 +44,8 @@ except ImportError:  # the progress bar is optional
 logger = logging.getLogger(__name__)
 
 COUNT_KEYS = EV2R_KEYS  # the four integer counts of an Ev²R record (official key names, spaces included)
-# Free-text keys the judge may add (kept for audits, never scored).
-TEXT_KEYS = (
-    "facts in predicted evidence",
-    "fact check predicted evidence",
-    "facts in reference evidence",
-    "fact check reference evidence",
-)
+TEXT_KEYS = ("facts in predicted evidence", "fact check predicted evidence",  # free text: for audits, never scored
+             "facts in reference evidence", "fact check reference evidence")
 
 
 class JudgeError(Exception):
@@ -394,23 +389,17 @@ def _check_url(base_url):
 class OpenAIJudge:
     """An OpenAI-compatible chat-completions judge with our own one-shot prompt (``build_prompt``).
 
-    One POST per claim to ``{base_url}/chat/completions`` (httpx); ``temperature`` and ``seed`` are sent
-    unless None. Each request has ONE total deadline, ``timeout`` seconds, whatever the server does
-    (silent, or trickling a byte a second): it runs in a worker thread and the caller stops waiting
-    then. HTTP 408/409/429/5xx, timeouts, connection errors and malformed replies are retried
-    ``max_retries`` times, waiting ``backoff``, ``2 * backoff``... seconds (at least Retry-After, at
-    most ``timeout`` and 60 s), then JudgeError; other HTTP errors fail at once. A Retry-After longer
-    than ``timeout`` fails the claim at once ("rate limited"), and after ``RATE_LIMITED_CLAIMS`` claims
-    in a row rate-limited so, the remaining claims fail at once. Once a claim has failed every
-    attempt and no request ever succeeded, the remaining claims fail at once (a dead server or a bad
-    URL costs one claim's retries, not the run's). At most ``concurrency`` requests run at once.
-
-    Replies are cached under ``cache_dir`` (None: no cache), keyed by the model, prompt version and
-    text, temperature, seed and the three inputs (not the URL): a rerun makes no request; failures
-    are not cached. The API key comes from the environment variable ``api_key_env`` (None: no key),
-    surrounding whitespace stripped (a CRLF .env file); it is never logged, cached, returned or shown
-    in errors or reprs, in either form, even when the server echoes it back (JSON-escaped, base64 or
-    hex); a reply that is not the expected JSON is never shown.
+    One POST per claim to ``{base_url}/chat/completions`` (httpx; ``temperature`` and ``seed`` sent
+    unless None) with ONE total deadline, ``timeout`` seconds, whatever the server does: it runs in a
+    worker thread and the caller stops waiting then. HTTP 408/409/429/5xx, timeouts, connection
+    errors and malformed replies are retried ``max_retries`` times, waiting ``backoff``, ``2 *
+    backoff``... seconds (at least Retry-After, at most ``timeout`` and 60 s), then JudgeError; other
+    HTTP errors fail at once. A Retry-After longer than ``timeout`` fails the claim at once ("rate
+    limited"); after ``RATE_LIMITED_CLAIMS`` such claims in a row, or one claim failing every attempt
+    before any answer (a dead server), the remaining claims fail at once. At most ``concurrency``
+    requests run at once. Replies are cached under ``cache_dir`` (None: no cache), keyed by
+    everything but the URL; failures are not. The API key (environment variable ``api_key_env``,
+    None: no key) is never shown, in any form; the card's "Limits and bad input" lists how.
     """
 
     def __init__(self, base_url, model, api_key_env="OPENAI_API_KEY", cache_dir=DEFAULT_CACHE_DIR, max_retries=3,
@@ -674,10 +663,8 @@ def _retry_after(headers):
         return 0.0
 
 
-# ---------------------------------------------------------------------------------------------
-
-
 def as_judge(judge):
+
     """A judge from what a user passes: a mapping claim -> record (RecordedJudge), a judge object
     (callable with a ``signature``, as the classes here) as is, or any other callable (CallableJudge).
     A path of recorded judge outputs goes through ``files.as_judge``."""
@@ -691,12 +678,8 @@ def as_judge(judge):
 
 
 def run_judge(judge, items, concurrency=None, progress=None):
-    """Run ``judge`` over ``(claim, reference, prediction)`` items; one JudgeOutcome per item, in order.
-
-    ``concurrency`` and ``progress`` default to the judge's own settings (1 and False for judges
-    without them).  The progress bar (tqdm, on stderr) is shown only when tqdm is installed.
-    A JudgeError becomes an outcome with ``error``; any other exception propagates.
-    """
+    """Run ``judge`` over ``(claim, reference, prediction)`` items: one JudgeOutcome per item, in order
+    (a JudgeError as its ``error``); ``concurrency`` and ``progress`` default to the judge's settings."""
     items = [tuple(item) for item in items]
     concurrency = concurrency or getattr(judge, "concurrency", 1)
     with _progress(len(items), getattr(judge, "progress", False) if progress is None else progress) as tick:

@@ -20,13 +20,10 @@ VERSION = "1.0.0"
 LABELS = ("Supported", "Cherry-Picking/Conflicting Evidence", "Refuted", "Not Enough Evidence")
 SHORT_LABELS = ("S", "C", "R", "N")
 
-# The counts of one Ev²R judge record (the official key names).
-EV2R_KEYS = (
-    "facts count predicted evidence",
-    "support predicted evidence",
-    "facts count reference evidence",
-    "support reference evidence",
-)
+# The counts of one Ev²R judge record (the official key names): cp, sp, cr, sr.
+EV2R_KEYS = ("facts count predicted evidence", "support predicted evidence", "facts count reference evidence",
+             "support reference evidence")
+
 EV2R_AGGREGATIONS = ("tsver", "paper")
 
 MAX_COUNT = 10 ** 9  # one Ev²R count: far above any real judge's, and sums of them stay exact floats
@@ -589,7 +586,6 @@ def score(gold, predictions, ev2r=None, strict=False, ev2r_aggregation="tsver", 
 def ev2r_items(gold, predictions):
     """(claim index, (claim, reference, prediction)) for each claim an Ev²R judge reads (official:
     the gold justifications joined with "\\n", the Explanation; none without one)."""
-
     return [(i, (g["Claim"], "\n".join(g["Justifications"] or []), p["explanation"]))
             for i, (g, p) in enumerate(zip(gold, predictions))
             if p is not None and p["explanation"] is not None]

@@ -111,11 +111,8 @@ def _estimates(stats, names, strict, ev2r_aggregation):
 
 def confidence_intervals(stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL,
                          strict=False, ev2r_aggregation="tsver"):
-    """Percentile bootstrap over claims: {name: {"estimate", "low", "high"}} per headline number.
-
-    `estimate` is exactly `aggregate(stats, strict, ev2r_aggregation)`'s number. For a slice, pass
-    that slice's stats: its claims are resampled within it.
-    """
+    """Percentile bootstrap over claims: {name: {"estimate", "low", "high"}} per headline number, the
+    estimate being `aggregate`'s; for a slice, pass that slice's stats."""
     check_options(n_resamples, seed, level)
     names = _headline(stats)
     numbers = functools.partial(statistic, ev2r_aggregation=ev2r_aggregation, with_ev2r="ev2r_f1" in names)
@@ -137,12 +134,8 @@ def check_same_claims(stats_a, stats_b):
 
 def paired_test(stats_a, stats_b, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL,
                 strict=False, ev2r_aggregation="tsver"):
-    """Paired bootstrap and approximate randomization of B against A over the same claims.
-
-    Returns {name: {"a", "b", "difference", "low", "high", "p_bootstrap", "p_randomization"}};
-    difference = b - a, (low, high) its interval at `level`, p-values two-sided. Ev2R is compared
-    only when both systems were judged.
-    """
+    """Paired bootstrap and approximate randomization of B against A over the same claims: {name: {"a",
+    "b", "difference" (b - a), "low", "high", "p_bootstrap", "p_randomization"}}; Ev2R only if both were judged."""
     check_options(n_resamples, seed, level)
     check_same_claims(stats_a, stats_b)
     names = tuple(name for name in _headline(stats_a) if name in _headline(stats_b))
@@ -154,12 +147,9 @@ def paired_test(stats_a, stats_b, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SE
 
 def add_confidence(result, stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL,
                    strict=False, ev2r_aggregation="tsver"):
-    """Adds intervals to a result dict of `stats` (as `compute` returns it) and names them in its signature.
+    """Adds "extension_confidence_intervals" {name: {"low", "high"}} to a result of `stats` and names them
+    in its signature; no Ev2R interval where the Ev2R sums a whole recorded file (`scoring.file_ev2r`)."""
 
-    Extension key: "extension_confidence_intervals" {name: {"low", "high"}} per headline number.
-    Where the result's Ev2R sums a whole recorded file (`scoring.file_ev2r`: more records than
-    judged claims), the claims cannot carry that number, so Ev2R gets no interval.
-    """
     options = (n_resamples, seed, level)
     results = confidence_intervals(stats, *options, strict=strict, ev2r_aggregation=ev2r_aggregation)
     if "n_ev2r_records" in result:

@@ -73,5 +73,4 @@ def compute_metrics_for(eval_dataset, metric=None, labels=LABELS, predicted_time
         predicted_time_series: optional, per claim the predicted series ([{"series", "ranges"}]).
         compute_kwargs: keyword arguments for the module's `compute`, e.g. {"strict": True}.
     """
-
     return TsverComputeMetrics(eval_dataset, metric, labels, predicted_time_series, compute_kwargs)
