@@ -123,9 +123,6 @@ def run(args):
     return 0
 
 
-# ------------------------------------------------------------------ `benchscore compare tsver`
-
-
 def add_compare_arguments(parser):
     parser.add_argument("--gold", required=True, help="tsver_test.jsonl or tsver_dev.jsonl")
     add_compare_options(parser, "prediction JSONL in the official format")

@@ -113,14 +113,13 @@ def as_judge(judge):
 def score(gold, predictions, judge=None, strict=False, ev2r_aggregation="tsver", per_claim=False, source=None):
     """`scoring.score` with an Ev²R judge run on the claims it reads (the one place that runs a judge):
     None, a path of recorded judge outputs (see `scoring.file_ev2r`), or anything `judges.as_judge` takes."""
-    scoring.check_aggregation(ev2r_aggregation)
+    scoring.check_aggregation(ev2r_aggregation)  # before a judge is asked
     ev2r, name = None, "none"
-    judge_file = judge if isinstance(judge, (str, os.PathLike)) else None
     if judge is not None:
         ev2r, name = judges.judge_claims(as_judge(judge), scoring.ev2r_items(gold, predictions), len(gold))
     result = scoring.score(gold, predictions, ev2r, strict, ev2r_aggregation, name, per_claim, source)
-    if judge_file is not None and ev2r_aggregation == "tsver":
-        result = scoring.file_ev2r(result, [response for _, _, response in iter_recorded(judge_file)])
+    if isinstance(judge, (str, os.PathLike)) and ev2r_aggregation == "tsver":
+        result = scoring.file_ev2r(result, [response for _, _, response in iter_recorded(judge)])
     return result
 
 

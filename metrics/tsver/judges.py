@@ -237,7 +237,6 @@ def _shorten(text, limit=200):
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-# ---------------------------------------------------------------------------------------------
 # The OpenAI-compatible judge
 
 _CACHE_HOME = pathlib.Path(os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache")
@@ -511,8 +510,6 @@ class OpenAIJudge:
         fields = [self.model, PROMPT_VERSION, prompt_hash, temperature, self.seed, claim, reference, prediction]
         return hashlib.sha256(json.dumps(fields, ensure_ascii=False).encode("utf-8")).hexdigest()
 
-    # -- HTTP --------------------------------------------------------------------------------
-
     def _api_key(self):
         with self._lock:
             if self._key is None and self.api_key_env is not None:
@@ -582,8 +579,6 @@ class OpenAIJudge:
             raise _Retry(f"not a chat-completions answer from {self.shown_url} ({len(text):,} characters, not shown); "
                          "expected JSON with choices[0].message.content")
         return content
-
-    # -- cache -------------------------------------------------------------------------------
 
     def _cache_path(self, key):
         return self.cache_dir / key[:2] / f"{key}.json"

@@ -141,9 +141,6 @@ def coverage(gold_series, predicted_series):
             "series": series, "empty": False}
 
 
-# ---------------------------------------------------------------- input checks
-
-
 INT32 = (-(2 ** 31), 2 ** 31 - 1)  # years: what the evaluate module's int32 column holds, in every path
 
 
@@ -303,9 +300,6 @@ def from_example(prediction, reference):
                   "ranges": ranges_from_rows(prediction["time_series"])}
 
 
-# ---------------------------------------------------------------- per-claim statistics
-
-
 def claim_item(gold_verdict, gold_series, prediction, ev2r=None, ev2r_failure=None):
     """The ItemStats of one checked gold claim: `prediction` None (no line) or {"verdict", "ranges"};
     `ev2r` the judge's counts (None: not judged), `ev2r_failure` why the judge failed on it."""
@@ -341,9 +335,6 @@ def item_stats(gold, predictions, ev2r=None):
         except (TypeError, ValueError) as err:
             raise type(err)(f"example {i} ({str(g['Claim'])[:60]!r}): {err}") from None
     return stats
-
-
-# ---------------------------------------------------------------- corpus numbers
 
 
 def _mean(values):
