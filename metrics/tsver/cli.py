@@ -103,8 +103,7 @@ def table_lines(result):
                 (result["n_unmatched"], "verdict(s) matching no label (left out of verdict scores)"
                  if "strict:no" in result["signature"] else "verdict(s) matching no label (counted wrong)"),
                 (result["n_missing"], "claim(s) without a prediction line")]
-    problems = [(n, what) for n, what in problems if n]
-    lines += [f"   • {n} {what}" for n, what in problems] or ["   • No errors found! ✅"]
+    lines += [f"   • {n} {what}" for n, what in problems if n] or ["   • No errors found! ✅"]
     lines += ["", RULE]
     return lines
 

@@ -67,7 +67,6 @@ def read_predictions(path, gold_claims):
         warnings.warn(f"{path}: {len(replaced)} gold claim(s) have more than one prediction line (claims "
                       f"{scoring.listed(sorted(replaced))}); as the official scorer, the later line wins",
                       TSVerWarning, stacklevel=2)
-
     if unknown:
         warnings.warn(f"{path}: ignored {len(unknown)} prediction line(s) whose Claim is not in the gold file "
                       f"(the first: {unknown[0][:60]!r})", TSVerWarning, stacklevel=2)

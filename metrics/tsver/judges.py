@@ -584,9 +584,8 @@ class OpenAIJudge:
         return self.cache_dir / key[:2] / f"{key}.json"
 
     def _read_cache(self, key, expected):
-        """The cached response for `key`, if its entry is whole and was written for exactly `expected`
-        (model, prompt, claim, reference, prediction): an entry edited or copied from another claim
-        would otherwise change a number silently."""
+        """The cached response for `key` if its entry is whole and was written for exactly `expected` (an
+        entry edited or copied from another claim would otherwise change a number silently)."""
         if self.cache_dir is None:
             return None
         path = self._cache_path(key)
@@ -659,7 +658,6 @@ def _retry_after(headers):
 
 
 def as_judge(judge):
-
     """A judge from what a user passes: a mapping claim -> record (RecordedJudge), a judge object
     (callable with a ``signature``, as the classes here) as is, or any other callable (CallableJudge).
     A path of recorded judge outputs goes through ``files.as_judge``."""

@@ -23,7 +23,6 @@ SHORT_LABELS = ("S", "C", "R", "N")
 # The counts of one Ev²R judge record (the official key names): cp, sp, cr, sr.
 EV2R_KEYS = ("facts count predicted evidence", "support predicted evidence", "facts count reference evidence",
              "support reference evidence")
-
 EV2R_AGGREGATIONS = ("tsver", "paper")
 
 MAX_COUNT = 10 ** 9  # one Ev²R count: far above any real judge's, and sums of them stay exact floats
@@ -520,7 +519,6 @@ def _file_notes(over, defaulted):
 
 
 def file_ev2r(result, file_records):
-
     """The official Ev²R over a *recorded judge file*, which sums every record in it: where the file
     holds more records than judged claims (a claim recorded twice, claims not in the gold file or
     without a prediction line), the "tsver" numbers are recomputed from all `file_records` (the raw

@@ -28,7 +28,6 @@ from benchscore.tsver.scoring import aggregate
 from benchscore.tsver.scoring import check_aggregation
 from benchscore.tsver.scoring import ev2r_aggregate
 
-
 HEADLINE = ("tscs", "verdict_macro_f1", "verdict_accuracy")  # the official table's order
 EV2R_HEADLINE = ("ev2r_f1",)  # when an Ev2R judge ran
 
@@ -125,11 +124,10 @@ def check_same_claims(stats_a, stats_b):
     if len(stats_a) != len(stats_b):
         raise ValueError(f"system A has {len(stats_a)} claims and system B {len(stats_b)}; "
                          "a paired test needs both scored on the same gold file")
-    differ = [i for i, (a, b) in enumerate(zip(stats_a, stats_b)) if a.gold != b.gold][:1]
-    if differ:
-        a, b = stats_a[differ[0]].gold, stats_b[differ[0]].gold
-        raise ValueError(f"claim {differ[0]}: gold verdict {a!r} for system A but {b!r} for B; "
-                         "expected the same gold claims in the same order")
+    for i, (a, b) in enumerate(zip(stats_a, stats_b)):
+        if a.gold != b.gold:
+            raise ValueError(f"claim {i}: gold verdict {a.gold!r} for system A but {b.gold!r} for B; "
+                             "expected the same gold claims in the same order")
 
 
 def paired_test(stats_a, stats_b, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL,

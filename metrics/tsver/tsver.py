@@ -33,7 +33,6 @@ Official denominators (the card's table): a claim whose prediction has `verdict=
 For large runs, the pure functions give the same numbers faster (README.md, "Fast path").
 """
 
-
 _KWARGS_DESCRIPTION = """
 Args:
     predictions: one dict per claim:
