@@ -245,6 +245,9 @@ MAX_REPLY_BYTES = 8 << 20  # one chat-completions answer
 MAX_CACHE_BYTES = 1 << 20  # one cache entry: larger ones are neither written nor read
 _RETRY_STATUS = frozenset({408, 409, 429})  # and every 5xx
 RATE_LIMITED_CLAIMS = 3  # claims in a row rate-limited on every attempt: the server will not answer this run
+SECRET_RUN = 8  # an echoed run of this many consecutive characters of the key is hidden
+_HTTP_LOGGERS = ("httpx", "httpcore", "httpcore.http11", "httpcore.http2", "httpcore.connection", "httpcore.proxy")
+_UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 
 
 class _Retry(Exception):
@@ -259,12 +262,6 @@ class _Refused(Exception):
     """A failed attempt not worth repeating (HTTP 400, 401, 404, ...)."""
 
 
-_HTTP_LOGGERS = ("httpx", "httpcore", "httpcore.http11", "httpcore.http2", "httpcore.connection", "httpcore.proxy")
-
-
-_UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
-
-
 def _encoded_forms(key):
     """The key as base64 (standard and URL-safe, padded or not) and as hex, which a server may echo."""
     raw = key.encode("utf-8")
@@ -272,9 +269,6 @@ def _encoded_forms(key):
     forms |= {form.rstrip("=") for form in forms}
     hexed = binascii.hexlify(raw).decode("ascii")
     return {form for form in forms | {hexed, hexed.upper()} if len(form) >= 8}
-
-
-SECRET_RUN = 8  # an echoed run of this many consecutive characters of the key is hidden
 
 
 class _Secret:

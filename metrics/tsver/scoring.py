@@ -26,11 +26,15 @@ EV2R_KEYS = ("facts count predicted evidence", "support predicted evidence", "fa
 EV2R_AGGREGATIONS = ("tsver", "paper")
 
 MAX_COUNT = 10 ** 9  # one Ev²R count: far above any real judge's, and sums of them stay exact floats
+INT32 = (-(2 ** 31), 2 ** 31 - 1)  # years: what the evaluate module's int32 column holds, in every path
 RATE_LIMITED = "rate limited"  # starts the failure message of a claim the judge's server kept rate-limiting
 
 # Verdict outcome of one claim.
 OK, ERROR, UNMATCHED, MISSING = "ok", "error", "unmatched", "missing"
 SHOWN = 10  # claim indices named in one warning
+TSCS_TERMS = ("tscs", "iou", "precision", "recall", "f1")
+PREDICTION_KEYS = ("verdict", "explanation", "time_series")  # an evaluate example's keys
+REFERENCE_KEYS = ("claim", "verdict", "justifications", "time_series")
 
 
 class TSVerWarning(UserWarning):
@@ -140,9 +144,6 @@ def coverage(gold_series, predicted_series):
             "series": series, "empty": False}
 
 
-INT32 = (-(2 ** 31), 2 ** 31 - 1)  # years: what the evaluate module's int32 column holds, in every path
-
-
 def _is_int(value):
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -230,10 +231,6 @@ def series_rows(series):
         return None
     return [{"series": s, "ranges": [{"from": r["from"], "to": r["to"]} for r in ranges]}
             for s, ranges in series.items()]
-
-
-PREDICTION_KEYS = ("verdict", "explanation", "time_series")
-REFERENCE_KEYS = ("claim", "verdict", "justifications", "time_series")
 
 
 def _check_keys(value, keys, index, side):
@@ -462,9 +459,6 @@ def _ev2r_part(stats, ev2r_aggregation):
     result.update({"n_ev2r_judged": len(judged), "n_ev2r_failed": len(failures)})
     warnings = _failure_warnings(len(judged), failures) + _claim_warnings(stats, EV2R_WARNINGS)
     return result, warnings + _rate_warnings(ev2r)
-
-
-TSCS_TERMS = ("tscs", "iou", "precision", "recall", "f1")
 
 
 def _denominators(stats, strict):
