@@ -233,10 +233,6 @@ def _redact_strings(value, redact):
     return value
 
 
-def _shorten(text, limit=200):
-    return text if len(text) <= limit else text[:limit] + "..."
-
-
 # The OpenAI-compatible judge
 
 _CACHE_HOME = pathlib.Path(os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache")
@@ -561,7 +557,8 @@ class OpenAIJudge:
             status, answer_headers, payload = self._send(headers, body)
         text = payload.decode("utf-8", "replace")
         if status >= 400:
-            message = f"HTTP {status} from {self.shown_url}: {_shorten(self._redact(text.strip()))}"
+            said = self._redact(text.strip())
+            message = f"HTTP {status} from {self.shown_url}: {said[:200]}{'...' if len(said) > 200 else ''}"
             if status in _RETRY_STATUS or status >= 500:
                 raise _Retry(message, _retry_after(answer_headers), rate_limited=status in _RETRY_STATUS)
             raise _Refused(message)

@@ -57,15 +57,13 @@ Args:
     n_resamples: bootstrap resamples for `confidence` (default 1000).
     seed: random seed for `confidence` (default 12345); with the same seed the intervals repeat.
 Returns:
-    verdict_accuracy, verdict_macro_f1, tscs, iou, precision, recall, f1 (None when nothing
-    counts), n_claims, n_scored, n_in_tscs, n_correct, n_unmatched, n_errors, n_missing,
-    confusion_matrix (rows gold, columns predicted, label order S, C, R, N), signature; with a
-    judge also ev2r_precision, ev2r_recall, ev2r_f1 (None, with the reason in warnings, when the
-    judge failed on every claim), n_ev2r_judged, n_ev2r_failed; warnings (what the official rules
-    did silently that changes a number; also issued as TSVerWarning). With
-    `confidence`, extension_confidence_intervals ({"tscs": {"low", "high"}, "verdict_macro_f1",
-    "verdict_accuracy", and "ev2r_f1" when judged}) and `|bootstrap:<n>|seed:<s>|confidence:<level>`
-    at the end of the signature.
+    verdict_accuracy, verdict_macro_f1, tscs, iou, precision, recall, f1 (None when nothing counts),
+    n_claims, n_scored, n_in_tscs, n_correct, n_unmatched, n_errors, n_missing, confusion_matrix
+    (rows gold, columns predicted, order S, C, R, N), signature, warnings (what the official rules
+    did silently that changes a number; also issued as TSVerWarning); with a judge, ev2r_precision,
+    ev2r_recall, ev2r_f1 (None, with the reason in warnings, when the judge failed on every claim),
+    n_ev2r_judged, n_ev2r_failed; with `confidence`, extension_confidence_intervals ({name: {"low",
+    "high"}} per headline number) and `|bootstrap:<n>|seed:<s>|confidence:<level>` in the signature.
 Examples:
     >>> tsver = evaluate.load("tsver")
     >>> references = [
