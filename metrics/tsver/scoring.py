@@ -70,19 +70,12 @@ def _words(text):
 def match_verdict(verdict):
     """The official label matcher: a free-text verdict -> one of LABELS, or None (see the card).
 
-    Exact (case-insensitive), then substring either way, then any shared word; the first label wins."""
+    Each step in turn, the first label in LABELS order wins."""
     p = verdict.strip().lower()
-    for label in LABELS:
-        if label.lower() == p:
-            return label
-    for label in LABELS:
-        if p in label.lower() or label.lower() in p:
-            return label
-    words = _words(p)
-    for label in LABELS:
-        if words & _words(label):
-            return label
-    return None
+    steps = (lambda label: label == p,  # exact (case-insensitive)
+             lambda label: p in label or label in p,  # a substring either way
+             lambda label: _words(p) & _words(label))  # a shared word
+    return next((label for step in steps for label in LABELS if step(label.lower())), None)
 
 
 def verdict_outcome(predicted_verdict):
@@ -345,12 +338,8 @@ def _macro_f1(pairs):
         return None
     tp = Counter(g for g, p in pairs if g == p)
     gold = Counter(g for g, _ in pairs)
-    predicted = Counter(p for _, p in pairs)
-    scores = []
-    for label in LABELS:
-        fp, fn = predicted[label] - tp[label], gold[label] - tp[label]
-        scores.append(2 * tp[label] / (2 * tp[label] + fp + fn) if tp[label] else 0.0)
-    return _mean(scores)
+    predicted = Counter(p for _, p in pairs)  # F1 = 2tp / (2tp + fp + fn) = 2tp / (gold + predicted)
+    return _mean([2 * tp[label] / (gold[label] + predicted[label]) if tp[label] else 0.0 for label in LABELS])
 
 
 def _ratio(a, b):
