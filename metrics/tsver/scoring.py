@@ -450,11 +450,10 @@ def _ev2r_part(stats, ev2r_aggregation):
     return result, warnings + _rate_warnings(ev2r)
 
 
-def _denominators(stats, strict):
-    """(claims in the verdict scores, claims in TSCS): official, or every claim when strict."""
-    if strict:
-        return list(stats), list(stats)
-    return [s for s in stats if s.status in (OK, ERROR)], [s for s in stats if s.status != MISSING]
+def counted_in(s, strict=False):
+    """(in the verdict scores, in TSCS) for one claim: official (a matched or "error" verdict; a prediction
+    line), or both when strict."""
+    return strict or s.status in (OK, ERROR), strict or s.status != MISSING
 
 
 def aggregate(stats, strict=False, ev2r_aggregation="tsver"):
@@ -466,7 +465,8 @@ def aggregate(stats, strict=False, ev2r_aggregation="tsver"):
     stats = list(stats)
     if not all(isinstance(s, ItemStats) for s in stats):
         raise not_item_stats(stats)
-    counted, in_tscs = _denominators(stats, strict)
+    counted = [s for s in stats if counted_in(s, strict)[0]]
+    in_tscs = [s for s in stats if counted_in(s, strict)[1]]
     statuses = Counter(s.status for s in stats)
     result = {
         "verdict_accuracy": _mean([1.0 if s.correct else 0.0 for s in counted]),
@@ -580,10 +580,10 @@ def official_report(gold, stats, strict=False):
     result = aggregate(stats, strict=strict)
     per_claim = []
     for i, (g, s) in enumerate(zip(gold, stats)):
-        in_tscs = strict or s.status != MISSING
+        in_accuracy, in_tscs = counted_in(s, strict)
         per_claim.append({"gold_index": i, "Claim": g["Claim"], "gold_verdict": s.gold,
                           "pred_verdict_raw": s.verdict, "matched_label": s.label, "status": s.status,
-                          "in_accuracy": strict or s.status in (OK, ERROR), "correct": s.correct,
+                          "in_accuracy": in_accuracy, "correct": s.correct,
                           "in_tscs": in_tscs, "tscs": _tscs_report(s, in_tscs)})
     aggregates = {
         "n_gold": result["n_claims"], "n_in_accuracy": result["n_scored"],

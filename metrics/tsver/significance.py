@@ -19,13 +19,11 @@ from benchscore.core.resampling import check_options
 from benchscore.core.resampling import intervals
 from benchscore.core.resampling import paired
 from benchscore.core.resampling import signature_part
-from benchscore.tsver.scoring import ERROR
 from benchscore.tsver.scoring import EV2R_KEYS
 from benchscore.tsver.scoring import LABELS
-from benchscore.tsver.scoring import MISSING
-from benchscore.tsver.scoring import OK
 from benchscore.tsver.scoring import aggregate
 from benchscore.tsver.scoring import check_aggregation
+from benchscore.tsver.scoring import counted_in
 from benchscore.tsver.scoring import ev2r_aggregate
 
 HEADLINE = ("tscs", "verdict_macro_f1", "verdict_accuracy")  # the official table's order
@@ -57,8 +55,7 @@ def _label_columns(s, counted):
 
 
 def _row(s, strict, ev2r_aggregation):
-    counted = strict or s.status in (OK, ERROR)
-    in_tscs = strict or s.status != MISSING
+    counted, in_tscs = counted_in(s, strict)
     return ([counted, counted and s.correct, in_tscs, s.tscs if in_tscs else 0.0] + _label_columns(s, counted)
             + _ev2r_columns(s.ev2r, ev2r_aggregation))
 
