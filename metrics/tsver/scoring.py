@@ -456,6 +456,11 @@ def counted_in(s, strict=False):
     return strict or s.status in (OK, ERROR), strict or s.status != MISSING
 
 
+def _denominators(stats, strict):
+    """(claims in the verdict scores, claims in TSCS)."""
+    return tuple([s for s in stats if counted_in(s, strict)[k]] for k in (0, 1))
+
+
 def aggregate(stats, strict=False, ev2r_aggregation="tsver"):
     """Corpus numbers from per-claim `ItemStats`, as fractions (the official table prints x100), with
     the official denominators (the card's table) or, with `strict`, every claim; `warnings`: what the
@@ -465,8 +470,7 @@ def aggregate(stats, strict=False, ev2r_aggregation="tsver"):
     stats = list(stats)
     if not all(isinstance(s, ItemStats) for s in stats):
         raise not_item_stats(stats)
-    counted = [s for s in stats if counted_in(s, strict)[0]]
-    in_tscs = [s for s in stats if counted_in(s, strict)[1]]
+    counted, in_tscs = _denominators(stats, strict)
     statuses = Counter(s.status for s in stats)
     result = {
         "verdict_accuracy": _mean([1.0 if s.correct else 0.0 for s in counted]),
