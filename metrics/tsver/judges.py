@@ -542,7 +542,7 @@ class OpenAIJudge:
         threading.Thread(target=work, daemon=True, name="ev2r-judge-request").start()
         try:
             return answer.result(timeout=self.timeout)
-        except (TimeoutError, httpx.TimeoutException):  # ours, or the reply's own deadline
+        except (TimeoutError, concurrent.futures.TimeoutError, httpx.TimeoutException):  # 3.10: two TimeoutErrors
             cancelled.set()
             raise _Retry(f"no complete reply from {self.shown_url} within {self.timeout:g} s") from None
         except (httpx.HTTPError, OSError) as err:
