@@ -1,10 +1,6 @@
-"""`benchscore tsver`: the official scorer's table, with validated input.
+"""`benchscore tsver` (the official scorer's table, with validated input; the card's "How to use" shows
+its options) and `benchscore compare tsver`."""
 
-    benchscore tsver --gold tsver_test.jsonl --predictions preds.jsonl                 # official table
-    benchscore tsver --gold tsver_test.jsonl --predictions preds.jsonl --ev2r ev2r.jsonl
-    benchscore tsver --gold ... --predictions ... --judge-url http://host/v1 --judge-model m --judge-cache .cache
-    benchscore tsver --gold ... --predictions ... --strict --json
-"""
 
 import json
 import sys
@@ -107,8 +103,7 @@ def table_lines(result):
                 (result["n_unmatched"], "verdict(s) matching no label (left out of verdict scores)"
                  if "strict:no" in result["signature"] else "verdict(s) matching no label (counted wrong)"),
                 (result["n_missing"], "claim(s) without a prediction line")]
-    problems = [(n, what) for n, what in problems if n]
-    lines += [f"   • {n} {what}" for n, what in problems] or ["   • No errors found! ✅"]
+    lines += [f"   • {n} {what}" for n, what in problems if n] or ["   • No errors found! ✅"]
     lines += ["", RULE]
     return lines
 
@@ -125,9 +120,6 @@ def run(args):
     else:
         print("\n".join(table_lines(result)))
     return 0
-
-
-# ------------------------------------------------------------------ `benchscore compare tsver`
 
 
 def add_compare_arguments(parser):

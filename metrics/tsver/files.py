@@ -1,14 +1,6 @@
 """TSVer's one read path: the official files -> validated claims, aligned predictions, judge records
-and scores. The CLI, `compare`, the loader, the evaluate module (for a recorded judge file) and the
-Space all read through here, so one bad file gets one `FILE:LINE:` message everywhere.
-
-    gold = read_references("tsver_test.jsonl")                          # checked gold records
-    predictions = read_predictions("preds.jsonl", [g["Claim"] for g in gold])   # aligned; None = no line
-    result = score_files("tsver_test.jsonl", "preds.jsonl", judge="ev2r.jsonl")  # numbers + warnings
-
-File problems the official scorer passes silently (a duplicate prediction line, lines for claims
-not in the gold file, a claim recorded twice) are `TSVerWarning`s; `score_files` collects them in
-the result's `warnings`.
+and scores, for every entry point (so one bad file gets one `FILE:LINE:` message everywhere). File
+problems the official scorer passes silently are `TSVerWarning`s, which `score_files` collects.
 """
 
 import dataclasses
@@ -19,15 +11,14 @@ import warnings
 from benchscore import data
 from benchscore.core.readers import at_line
 from benchscore.core.readers import iter_jsonl
+from benchscore.core.readers import shown
 from benchscore.tsver import judges
 from benchscore.tsver import scoring
 from benchscore.tsver.scoring import TSVerWarning
 
 
 def read_references(path):
-    """The gold claims of tsver_{test,dev}.jsonl, checked: Claim, Verdict, TimeSeries, Justifications.
-
-    `path` may be `official:test` or `official:dev`: the data store's copy (`benchscore.data`)."""
+    """The checked gold claims of tsver_{test,dev}.jsonl (or `official:test`/`official:dev`, the store's copy)."""
     path = data.resolve("tsver", path)
     gold = [scoring.check_gold(record, f"{path}:{number}") for number, record in iter_jsonl(path, "a gold claim")]
     if not gold:
@@ -42,7 +33,7 @@ def _prediction(record, where):
             raise ValueError(f"{where}: prediction has no {key!r} key; expected an object with the keys Claim, "
                              "Verdict, PredictedTimeRanges, Explanation")
         if not isinstance(record[key], str):
-            raise ValueError(f"{where}: {key!r} must be a string, found {scoring._short(record[key])}")
+            raise ValueError(f"{where}: {key!r} must be a string, found {shown(record[key], 80)}")
     error_line = record["Verdict"].lower() == "error" or "ErrorMessage" in record
     for key in ("PredictedTimeRanges", "Explanation"):
         if key not in record and not error_line:
@@ -55,14 +46,9 @@ def _prediction(record, where):
 
 
 def read_predictions(path, gold_claims):
-    """Prediction lines aligned to `gold_claims` by exact claim text (official alignment).
-
-    Returns one entry per gold claim: None (no prediction line) or {"verdict", "explanation",
-    "ranges", "line"}. A later line for the same claim wins, lines for claims not in the gold file
-    are ignored (official; one warning each, naming the claims). An empty file is refused.
-    Required keys: Claim, Verdict; also PredictedTimeRanges and Explanation except on error lines
-    (verdict "error" or an ErrorMessage), where a missing one means null.
-    """
+    """Prediction lines aligned to `gold_claims` by exact claim text (official alignment): per gold claim
+    None (no line) or {"verdict", "explanation", "ranges", "line"}. A later line for a claim wins and
+    lines for other claims are ignored (official; warned). An empty file is refused."""
     index = {}
     for i, claim in enumerate(gold_claims):
         index.setdefault(claim, []).append(i)
@@ -78,9 +64,9 @@ def read_predictions(path, gold_claims):
     if not seen:
         raise at_line(path, 1, "the file has no prediction; expected one JSON object per line")
     if replaced:
-        shown = ", ".join(map(str, sorted(replaced)[:10])) + (", ..." if len(replaced) > 10 else "")
-        warnings.warn(f"{path}: {len(replaced)} gold claim(s) have more than one prediction line (claims {shown}); "
-                      "as the official scorer, the later line wins", TSVerWarning, stacklevel=2)
+        warnings.warn(f"{path}: {len(replaced)} gold claim(s) have more than one prediction line (claims "
+                      f"{scoring.listed(sorted(replaced))}); as the official scorer, the later line wins",
+                      TSVerWarning, stacklevel=2)
     if unknown:
         warnings.warn(f"{path}: ignored {len(unknown)} prediction line(s) whose Claim is not in the gold file "
                       f"(the first: {unknown[0][:60]!r})", TSVerWarning, stacklevel=2)
@@ -88,13 +74,8 @@ def read_predictions(path, gold_claims):
 
 
 def iter_recorded(path):
-    """Every record of an official Ev²R file, in file order: ``(line_number, claim, ev2r_response)``.
-
-    The official aggregation sums over *all* records of the file (duplicates and claims absent
-    from the gold file included); use this view to reproduce it.  Blank lines are skipped.  Raises
-    ValueError naming the line for bad JSON, a missing key, or a count that is not an int >= 0
-    (a present count; a missing one is left missing, the official aggregation counts it 0).
-    """
+    """Every record of an official Ev²R file, in file order, as ``(line_number, claim, ev2r_response)``:
+    the official aggregation sums them all. A bad record is a ValueError naming its line."""
     for number, record in iter_jsonl(path, 'an Ev2R record {"Claim", "ev2r_response"}'):
         where = f"{path}:{number}"
         for key, kind, what in (("Claim", str, "a string"), ("ev2r_response", dict, "a JSON object")):
@@ -108,13 +89,8 @@ def iter_recorded(path):
 
 
 def read_recorded(path):
-    """Official Ev²R judge records ``{"Claim": str, "ev2r_response": {...}}`` (JSONL) by claim text.
-
-    Returns ``{claim: ev2r_response}`` with each response as recorded (the raw dict: a missing count
-    key is left missing, since the official aggregation counts it as 0).  A claim recorded twice:
-    the later line wins (as for prediction lines), with a warning naming both lines; note that the
-    official aggregation sums both (see ``iter_recorded``).
-    """
+    """Official Ev²R judge records (JSONL) as ``{claim: ev2r_response}``, each response as recorded; for a
+    claim recorded twice the later line wins, with a warning naming both lines."""
     records, first_line = {}, {}
     for number, claim, response in iter_recorded(path):
         if claim in first_line:
@@ -134,26 +110,21 @@ def as_judge(judge):
 
 
 def score(gold, predictions, judge=None, strict=False, ev2r_aggregation="tsver", per_claim=False, source=None):
-    """`scoring.score` with an Ev²R judge run on the claims it reads (the one place that runs a judge).
-
-    `judge`: None, a path of recorded judge outputs (whose official Ev²R sums the whole file, see
-    `scoring.file_ev2r`), or anything `judges.as_judge` takes.
-    """
-    scoring.check_aggregation(ev2r_aggregation)
+    """`scoring.score` with an Ev²R judge run on the claims it reads (the one place that runs a judge):
+    None, a path of recorded judge outputs (see `scoring.file_ev2r`), or anything `judges.as_judge` takes."""
+    scoring.check_aggregation(ev2r_aggregation)  # before a judge is asked
     ev2r, name = None, "none"
-    judge_file = judge if isinstance(judge, (str, os.PathLike)) else None
     if judge is not None:
         ev2r, name = judges.judge_claims(as_judge(judge), scoring.ev2r_items(gold, predictions), len(gold))
     result = scoring.score(gold, predictions, ev2r, strict, ev2r_aggregation, name, per_claim, source)
-    if judge_file is not None and ev2r_aggregation == "tsver":
-        result = scoring.file_ev2r(result, [response for _, _, response in iter_recorded(judge_file)])
+    if isinstance(judge, (str, os.PathLike)) and ev2r_aggregation == "tsver":
+        result = scoring.file_ev2r(result, [response for _, _, response in iter_recorded(judge)])
     return result
 
 
 def score_files(gold_path, predictions_path, judge=None, strict=False, ev2r_aggregation="tsver", report=None):
-    """The result dict of a prediction file against a gold file, as the CLI prints it; the read
-    warnings join the result's `warnings`. With `report` (a path), also writes
-    `scoring.official_report` there as JSON (the official run's per-claim layout)."""
+    """The result dict of a prediction file against a gold file, read warnings included, as the CLI
+    prints it. With `report` (a path), also writes `scoring.official_report` there as JSON."""
     if report is not None:
         _check_report_path(report, gold_path, predictions_path, judge)
     with warnings.catch_warnings(record=True) as caught:

@@ -1,13 +1,9 @@
 """Pluggable Ev²R judges for TSVer (the HTTP judge needs `httpx`: `pip install "benchscore[judge]"`).
 
-A *judge* is any callable ``judge(claim, reference, prediction) -> dict`` returning the four Ev²R
-counts (ints >= 0 under ``COUNT_KEYS``; free-text keys may ride along) or raising ``JudgeError``,
-a *failure of one claim*, counted and reported, never dropped. Any other exception is a bug (or a
-setup error such as a missing API key) and propagates. ``reference`` is the gold justifications
-joined with "\\n"; ``prediction`` is the system's ``Explanation``. Judges: ``RecordedJudge`` (a
-mapping claim -> official record; ``files.as_judge`` reads the official JSONL file),
-``CallableJudge`` (any function, its output validated) and ``OpenAIJudge`` (HTTP, below).
-``run_judge`` runs one over items in order; ``judge_claims`` gives each claim its counts or failure.
+A *judge* is any callable ``judge(claim, reference, prediction) -> dict`` of the four Ev²R counts
+(``COUNT_KEYS``; free-text keys may ride along) that raises ``JudgeError`` for a failure of one
+claim, counted and reported, never dropped; any other exception is a bug or a setup error and
+propagates. The card's "Judges" section lists the judges here and what each guarantees.
 """
 
 import base64
@@ -18,9 +14,9 @@ import dataclasses
 import hashlib
 import json
 import logging
+import math
 import os
 import pathlib
-import queue
 import re
 import stat
 import sys
@@ -48,13 +44,8 @@ except ImportError:  # the progress bar is optional
 logger = logging.getLogger(__name__)
 
 COUNT_KEYS = EV2R_KEYS  # the four integer counts of an Ev²R record (official key names, spaces included)
-# Free-text keys the judge may add (kept for audits, never scored).
-TEXT_KEYS = (
-    "facts in predicted evidence",
-    "fact check predicted evidence",
-    "facts in reference evidence",
-    "fact check reference evidence",
-)
+TEXT_KEYS = ("facts in predicted evidence", "fact check predicted evidence",  # free text: for audits, never scored
+             "facts in reference evidence", "fact check reference evidence")
 
 
 class JudgeError(Exception):
@@ -77,10 +68,7 @@ class JudgeOutcome:
 
 def validate_counts(response, where="judge output"):
     """The four counts of a judge's output as a dict of ints >= 0; raises JudgeError naming the key.
-
-    Only the types are checked: a support count above its facts count is kept as is, since the
-    official scorer sums whatever the judge said.
-    """
+    A support count above its facts count is kept: the official scorer sums whatever the judge said."""
     missing = [key for key in COUNT_KEYS if key not in response] if isinstance(response, Mapping) else []
     if missing:
         raise JudgeError(f"{where}: missing key {missing[0]!r} (expected the keys {list(COUNT_KEYS)})")
@@ -91,12 +79,8 @@ def validate_counts(response, where="judge output"):
 
 
 class RecordedJudge:
-    """A judge that returns the recorded Ev²R record of a claim (JudgeError if it has none).
-
-    ``records``: a mapping claim -> record (``files.read_recorded`` reads the official file).
-    Missing count keys come back as 0, as the official aggregation counts them; the free-text keys
-    come back as recorded.
-    """
+    """A judge that returns the recorded Ev²R record of a claim (JudgeError if it has none), from a
+    mapping claim -> record (``files.read_recorded`` reads the official file); a missing count is 0."""
 
     def __init__(self, records):
         if not isinstance(records, Mapping):
@@ -148,11 +132,8 @@ class CallableJudge:
         return f"CallableJudge({self.fn!r})"
 
 
-# ---------------------------------------------------------------------------------------------
-# Our own one-shot prompt, on the design the TSVer paper describes (five steps, one worked
-# example, then the claim / reference / prediction blocks).  Bump PROMPT_VERSION on any change
-# of wording; the cache key also hashes the text itself, so an edit never reuses stale replies.
-
+# Our own one-shot prompt on the TSVer paper's design. Bump PROMPT_VERSION on any change of wording
+# (the cache key also hashes the text, so an edit never reuses stale replies).
 PROMPT_VERSION = "benchscore-ev2r-1"
 
 PROMPT_INSTRUCTIONS = """\
@@ -223,11 +204,9 @@ _FENCED = re.compile(r"```[ \t]*(?:json)?[ \t]*\n(.*?)```", re.IGNORECASE | re.D
 
 
 def parse_reply(text, redact=None):
-    """The judge's JSON object from a reply: the first fenced ```json block that holds an object,
-    else the whole reply, else the span from its first "{" to its last "}"; then ``redact`` (a
-    str -> str function) is applied to every string in it, keys included, and its counts are
-    validated.  Raises JudgeError for a malformed reply (deep nesting included); the text of a
-    reply that holds no JSON object is never shown (it may echo anything, the API key included)."""
+    """The judge's JSON object from a reply (the first fenced ```json object, else the whole reply,
+    else its first "{" to its last "}"), every string redacted (keys too), its counts validated.
+    JudgeError otherwise; a reply without a JSON object is never shown: it may echo the API key."""
     candidates = _FENCED.findall(text)
     candidates += [text, text[text.find("{"):text.rfind("}") + 1]]
     for candidate in candidates:
@@ -254,11 +233,6 @@ def _redact_strings(value, redact):
     return value
 
 
-def _shorten(text, limit=200):
-    return text if len(text) <= limit else text[:limit] + "..."
-
-
-# ---------------------------------------------------------------------------------------------
 # The OpenAI-compatible judge
 
 _CACHE_HOME = pathlib.Path(os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache")
@@ -267,6 +241,9 @@ MAX_REPLY_BYTES = 8 << 20  # one chat-completions answer
 MAX_CACHE_BYTES = 1 << 20  # one cache entry: larger ones are neither written nor read
 _RETRY_STATUS = frozenset({408, 409, 429})  # and every 5xx
 RATE_LIMITED_CLAIMS = 3  # claims in a row rate-limited on every attempt: the server will not answer this run
+SECRET_RUN = 8  # an echoed run of this many consecutive characters of the key is hidden
+_HTTP_LOGGERS = ("httpx", "httpcore", "httpcore.http11", "httpcore.http2", "httpcore.connection", "httpcore.proxy")
+_UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 
 
 class _Retry(Exception):
@@ -281,12 +258,6 @@ class _Refused(Exception):
     """A failed attempt not worth repeating (HTTP 400, 401, 404, ...)."""
 
 
-_HTTP_LOGGERS = ("httpx", "httpcore", "httpcore.http11", "httpcore.http2", "httpcore.connection", "httpcore.proxy")
-
-
-_UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
-
-
 def _encoded_forms(key):
     """The key as base64 (standard and URL-safe, padded or not) and as hex, which a server may echo."""
     raw = key.encode("utf-8")
@@ -294,9 +265,6 @@ def _encoded_forms(key):
     forms |= {form.rstrip("=") for form in forms}
     hexed = binascii.hexlify(raw).decode("ascii")
     return {form for form in forms | {hexed, hexed.upper()} if len(form) >= 8}
-
-
-SECRET_RUN = 8  # an echoed run of this many consecutive characters of the key is hidden
 
 
 class _Secret:
@@ -333,22 +301,12 @@ class _Secret:
 
     def _hide_runs(self, text):
         """`text` without any run of >= SECRET_RUN consecutive characters of the key (any case)."""
-        if self._runs is None:
-            return text
-        spans = [(m.start(), m.start() + len(m.group(1))) for m in self._runs.finditer(text)]
-        if not spans:
-            return text
-        merged = []
-        for start, end in spans:
-            if merged and start <= merged[-1][1]:
-                merged[-1][1] = max(merged[-1][1], end)
-            else:
-                merged.append([start, end])
-        out, last = [], 0
-        for start, end in merged:
-            out += [text[last:start], "<hidden>"]
-            last = end
-        return "".join(out + [text[last:]])
+        pieces, end = [], 0  # text[:end] is done; overlapping or touching runs become one "<hidden>"
+        for match in self._runs.finditer(text) if self._runs else ():
+            if not pieces or match.start() > end:
+                pieces += [text[end:match.start()], "<hidden>"]
+            end = max(end, match.end(1))
+        return "".join(pieces) + text[end:]
 
     def redact(self, text):
         """`text` without the key in any form: as is, JSON-escaped (also \\uXXXX char by char), base64, hex."""
@@ -377,24 +335,19 @@ def _post(client, url, headers, body, deadline, cancelled):
         return answer.status_code, answer.headers, b"".join(chunks)
 
 
-def _is_number(value):
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _is_int(value):
-    return isinstance(value, int) and not isinstance(value, bool)
+def _is_number(value, kind=(int, float)):
+    return isinstance(value, kind) and not isinstance(value, bool)
 
 
 def _check_settings(concurrency, max_retries, timeout, backoff):
-    """ValueError/TypeError for a bad OpenAIJudge setting (True is not a number here)."""
-    if not _is_int(concurrency) or concurrency < 1:
-        raise ValueError(f"OpenAIJudge: concurrency must be an int >= 1, found {concurrency!r}")
-    if not _is_int(max_retries) or max_retries < 0:
-        raise ValueError(f"OpenAIJudge: max_retries must be an int >= 0, found {max_retries!r}")
-    if not _is_number(timeout) or not 0 < timeout < float("inf"):
-        raise ValueError(f"OpenAIJudge: timeout must be a number of seconds > 0, found {timeout!r}")
-    if not _is_number(backoff) or not 0 <= backoff < float("inf"):
-        raise ValueError(f"OpenAIJudge: backoff must be a finite number of seconds >= 0, found {backoff!r}")
+    """ValueError for a bad OpenAIJudge setting (True is not a number here)."""
+    for name, value, ok, expected in (
+            ("concurrency", concurrency, _is_number(concurrency, int) and concurrency >= 1, "an int >= 1"),
+            ("max_retries", max_retries, _is_number(max_retries, int) and max_retries >= 0, "an int >= 0"),
+            ("timeout", timeout, _is_number(timeout) and 0 < timeout < math.inf, "a number of seconds > 0"),
+            ("backoff", backoff, _is_number(backoff) and 0 <= backoff < math.inf, "a finite number of seconds >= 0")):
+        if not ok:
+            raise ValueError(f"OpenAIJudge: {name} must be {expected}, found {value!r}")
 
 
 def _masked(url):
@@ -425,23 +378,17 @@ def _check_url(base_url):
 class OpenAIJudge:
     """An OpenAI-compatible chat-completions judge with our own one-shot prompt (``build_prompt``).
 
-    One POST per claim to ``{base_url}/chat/completions`` (httpx); ``temperature`` and ``seed`` are sent
-    unless None. Each request has ONE total deadline, ``timeout`` seconds, whatever the server does
-    (silent, or trickling a byte a second): it runs in a worker thread and the caller stops waiting
-    then. HTTP 408/409/429/5xx, timeouts, connection errors and malformed replies are retried
-    ``max_retries`` times, waiting ``backoff``, ``2 * backoff``... seconds (at least Retry-After, at
-    most ``timeout`` and 60 s), then JudgeError; other HTTP errors fail at once. A Retry-After longer
-    than ``timeout`` fails the claim at once ("rate limited"), and after ``RATE_LIMITED_CLAIMS`` claims
-    in a row rate-limited so, the remaining claims fail at once. Once a claim has failed every
-    attempt and no request ever succeeded, the remaining claims fail at once (a dead server or a bad
-    URL costs one claim's retries, not the run's). At most ``concurrency`` requests run at once.
-
-    Replies are cached under ``cache_dir`` (None: no cache), keyed by the model, prompt version and
-    text, temperature, seed and the three inputs (not the URL): a rerun makes no request; failures
-    are not cached. The API key comes from the environment variable ``api_key_env`` (None: no key),
-    surrounding whitespace stripped (a CRLF .env file); it is never logged, cached, returned or shown
-    in errors or reprs, in either form, even when the server echoes it back (JSON-escaped, base64 or
-    hex); a reply that is not the expected JSON is never shown.
+    One POST per claim to ``{base_url}/chat/completions`` (httpx; ``temperature`` and ``seed`` sent
+    unless None) with ONE total deadline, ``timeout`` seconds, whatever the server does: it runs in a
+    worker thread and the caller stops waiting then. HTTP 408/409/429/5xx, timeouts, connection
+    errors and malformed replies are retried ``max_retries`` times, waiting ``backoff``, ``2 *
+    backoff``... seconds (at least Retry-After, at most ``timeout`` and 60 s), then JudgeError; other
+    HTTP errors fail at once. A Retry-After longer than ``timeout`` fails the claim at once ("rate
+    limited"); after ``RATE_LIMITED_CLAIMS`` such claims in a row, or one claim failing every attempt
+    before any answer (a dead server), the remaining claims fail at once. At most ``concurrency``
+    requests run at once. Replies are cached under ``cache_dir`` (None: no cache), keyed by
+    everything but the URL; failures are not. The API key (environment variable ``api_key_env``,
+    None: no key) is never shown, in any form; the card's "Limits and bad input" lists how.
     """
 
     def __init__(self, base_url, model, api_key_env="OPENAI_API_KEY", cache_dir=DEFAULT_CACHE_DIR, max_retries=3,
@@ -484,43 +431,39 @@ class OpenAIJudge:
 
     def __call__(self, claim, reference, prediction):
         key = self.cache_key(claim, reference, prediction)
-        cached = self._read_cache(key, {"model": self.model, "prompt_version": PROMPT_VERSION, "claim": claim,
-                                        "reference": reference, "prediction": prediction})
+        asked = {"model": self.model, "prompt_version": PROMPT_VERSION, "claim": claim, "reference": reference,
+                 "prediction": prediction}
+        cached = self._read_cache(key, asked)
         if cached is not None:
             return cached
         reply, response = self._ask(build_prompt(claim, reference, prediction))
-        self._write_cache(key, claim, reference, prediction, reply, response)
+        self._write_cache(key, {**asked, "temperature": self.temperature, "seed": self.seed, "reply": reply,
+                                "response": response})
         return response
 
     def _ask(self, prompt):
         """(reply text, parsed response) after the retries; JudgeError when every attempt failed."""
         failure = None
         for attempt in range(self.max_retries + 1):
-            if attempt:
-                self._pause(attempt, failure)
+            if attempt:  # the backoff, at least Retry-After, at most the request deadline
+                delay = min(self.timeout, 60.0, max(self.backoff * 2 ** (attempt - 1), failure.wait))
+                logger.info("Ev2R judge: attempt %d/%d failed (%s); retrying in %.2f s",
+                            attempt, self.max_retries + 1, failure, delay)
+                time.sleep(delay)
             self._check_down()
             try:
-                return self._attempt(prompt)
+                reply = self._redact(self._request(prompt))  # a key echoed back never reaches the cache
+                response = parse_reply(reply, self._redact)  # nor does one escaped inside the JSON
             except (_Retry, JudgeError) as err:  # JudgeError: a malformed reply, the next may be well-formed
                 failure = self._note_failure(err)
+                continue
             except _Refused as err:
                 raise JudgeError(f"Ev2R judge request refused: {err}") from None
+            with self._lock:
+                self._answered, self._limited_in_a_row = True, 0
+            return reply, response
         message = f"Ev2R judge failed after {self.max_retries + 1} attempts: {failure}"
         raise self._rate_limited(message) if failure.rate_limited else JudgeError(message)
-
-    def _attempt(self, prompt):
-        reply = self._redact(self._request(prompt))  # a key echoed back never reaches the cache
-        response = parse_reply(reply, self._redact)  # nor does one escaped inside the JSON
-        with self._lock:
-            self._answered, self._limited_in_a_row = True, 0
-        return reply, response
-
-    def _pause(self, attempt, failure):
-        """Waits before a retry: the backoff, at least Retry-After, at most the request deadline."""
-        delay = min(self.timeout, 60.0, max(self.backoff * 2 ** (attempt - 1), failure.wait))
-        logger.info("Ev2R judge: attempt %d/%d failed (%s); retrying in %.2f s",
-                    attempt, self.max_retries + 1, failure, delay)
-        time.sleep(delay)
 
     def _check_down(self):
         if self._limited_in_a_row >= RATE_LIMITED_CLAIMS:
@@ -530,13 +473,18 @@ class OpenAIJudge:
             raise JudgeError(f"Ev2R judge not asked: no usable answer so far ({self._down})")
 
     def _note_failure(self, err):
-        """A failed attempt as a _Retry (its reason redacted); a Retry-After beyond the request deadline
-        ends the claim at once (rate limited): waiting longer than that is not ours to do."""
+        """A failed attempt as a _Retry (its reason redacted). A Retry-After beyond the request deadline ends
+        the claim at once (rate limited): waiting longer is not ours to do. After ``max_retries + 1`` failed
+        attempts in a row with no usable answer ever (rate limits aside), the server is taken as down."""
         failure = err if isinstance(err, _Retry) else _Retry(self._redact(str(err)))
         if failure.wait > self.timeout:
             raise self._rate_limited(f"the server asks to wait {failure.wait:g} s (Retry-After), longer than the "
                                      f"{self.timeout:g} s request deadline: {failure}")
-        self._failed(str(failure), failure.rate_limited)
+        with self._lock:
+            if not self._answered and not failure.rate_limited:
+                self._in_a_row += 1
+                if self._in_a_row > self.max_retries:
+                    self._down = str(failure)
         return failure
 
     def _rate_limited(self, message):
@@ -546,22 +494,11 @@ class OpenAIJudge:
             self._limited_in_a_row += 1
         return JudgeError(f"{RATE_LIMITED}: {message}")
 
-    def _failed(self, reason, rate_limited):
-        """Counts failed attempts in a row while no usable answer ever came (rate limits aside): after
-        ``max_retries + 1`` of them the server is taken as down, and the claims still to ask fail at once."""
-        with self._lock:
-            if not self._answered and not rate_limited:
-                self._in_a_row += 1
-                if self._in_a_row > self.max_retries:
-                    self._down = reason
-
     def cache_key(self, claim, reference, prediction):
         prompt_hash = hashlib.sha256(PROMPT_INSTRUCTIONS.encode("utf-8")).hexdigest()
         temperature = None if self.temperature is None else float(self.temperature)  # 0 and 0.0 alike
         fields = [self.model, PROMPT_VERSION, prompt_hash, temperature, self.seed, claim, reference, prediction]
         return hashlib.sha256(json.dumps(fields, ensure_ascii=False).encode("utf-8")).hexdigest()
-
-    # -- HTTP --------------------------------------------------------------------------------
 
     def _api_key(self):
         with self._lock:
@@ -587,39 +524,29 @@ class OpenAIJudge:
         return headers
 
     def _body(self, prompt):
-        body = {"model": self.model, "messages": [{"role": "user", "content": prompt}]}
-        if self.temperature is not None:
-            body["temperature"] = self.temperature
-        if self.seed is not None:
-            body["seed"] = self.seed
-        return json.dumps(body).encode("utf-8")
+        body = {"model": self.model, "messages": [{"role": "user", "content": prompt}], "temperature": self.temperature,
+                "seed": self.seed}
+        return json.dumps({name: value for name, value in body.items() if value is not None}).encode("utf-8")
 
     def _send(self, headers, body):
         """(status, headers, body) of one POST within the total deadline, else _Retry."""
         deadline = time.monotonic() + self.timeout
-        answers, cancelled = queue.Queue(maxsize=1), threading.Event()
+        answer, cancelled = concurrent.futures.Future(), threading.Event()
 
         def work():  # a daemon thread: a server that never stops trickling cannot hold the process
             try:
-                answers.put(("ok", _post(self._client, self.url, headers, body, deadline, cancelled)))
+                answer.set_result(_post(self._client, self.url, headers, body, deadline, cancelled))
             except BaseException as err:  # noqa: BLE001 - handed to the waiting caller
-                answers.put(("error", err))
+                answer.set_exception(err)
 
         threading.Thread(target=work, daemon=True, name="ev2r-judge-request").start()
         try:
-            kind, value = answers.get(timeout=self.timeout)
-        except queue.Empty:
+            return answer.result(timeout=self.timeout)
+        except (TimeoutError, concurrent.futures.TimeoutError, httpx.TimeoutException):  # 3.10: two TimeoutErrors
             cancelled.set()
             raise _Retry(f"no complete reply from {self.shown_url} within {self.timeout:g} s") from None
-        if kind == "ok":
-            return value
-        if isinstance(value, _Retry):
-            raise value
-        if isinstance(value, (TimeoutError, httpx.TimeoutException)):
-            raise _Retry(f"no complete reply from {self.shown_url} within {self.timeout:g} s") from None
-        if isinstance(value, (httpx.HTTPError, OSError)):
-            raise _Retry(self._redact(f"{type(value).__name__} from {self.shown_url}: {value}")) from None
-        raise value
+        except (httpx.HTTPError, OSError) as err:
+            raise _Retry(self._redact(f"{type(err).__name__} from {self.shown_url}: {err}")) from None
 
     def _request(self, prompt):
         """One POST; returns the reply text, raises _Retry or _Refused."""
@@ -630,7 +557,8 @@ class OpenAIJudge:
             status, answer_headers, payload = self._send(headers, body)
         text = payload.decode("utf-8", "replace")
         if status >= 400:
-            message = f"HTTP {status} from {self.shown_url}: {_shorten(self._redact(text.strip()))}"
+            said = self._redact(text.strip())
+            message = f"HTTP {status} from {self.shown_url}: {said[:200]}{'...' if len(said) > 200 else ''}"
             if status in _RETRY_STATUS or status >= 500:
                 raise _Retry(message, _retry_after(answer_headers), rate_limited=status in _RETRY_STATUS)
             raise _Refused(message)
@@ -643,15 +571,12 @@ class OpenAIJudge:
                          "expected JSON with choices[0].message.content")
         return content
 
-    # -- cache -------------------------------------------------------------------------------
-
     def _cache_path(self, key):
         return self.cache_dir / key[:2] / f"{key}.json"
 
     def _read_cache(self, key, expected):
-        """The cached response for `key`, if its entry is whole and was written for exactly `expected`
-        (model, prompt, claim, reference, prediction): an entry edited or copied from another claim
-        would otherwise change a number silently."""
+        """The cached response for `key` if its entry is whole and was written for exactly `expected` (an
+        entry edited or copied from another claim would otherwise change a number silently)."""
         if self.cache_dir is None:
             return None
         path = self._cache_path(key)
@@ -670,14 +595,11 @@ class OpenAIJudge:
                            path, err)
             return None
 
-    def _write_cache(self, key, claim, reference, prediction, reply, response):
+    def _write_cache(self, key, entry):
         if self.cache_dir is None:
             return
         path = self._cache_path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
-        entry = {"model": self.model, "prompt_version": PROMPT_VERSION, "temperature": self.temperature,
-                 "seed": self.seed, "claim": claim, "reference": reference, "prediction": prediction,
-                 "reply": reply, "response": response}
         text = json.dumps(entry, ensure_ascii=False, indent=1)
         if len(text.encode("utf-8")) > MAX_CACHE_BYTES:
             logger.info("Ev2R judge: reply not cached (its entry is over %d MiB)", MAX_CACHE_BYTES >> 20)
@@ -726,9 +648,6 @@ def _retry_after(headers):
         return 0.0
 
 
-# ---------------------------------------------------------------------------------------------
-
-
 def as_judge(judge):
     """A judge from what a user passes: a mapping claim -> record (RecordedJudge), a judge object
     (callable with a ``signature``, as the classes here) as is, or any other callable (CallableJudge).
@@ -743,12 +662,8 @@ def as_judge(judge):
 
 
 def run_judge(judge, items, concurrency=None, progress=None):
-    """Run ``judge`` over ``(claim, reference, prediction)`` items; one JudgeOutcome per item, in order.
-
-    ``concurrency`` and ``progress`` default to the judge's own settings (1 and False for judges
-    without them).  The progress bar (tqdm, on stderr) is shown only when tqdm is installed.
-    A JudgeError becomes an outcome with ``error``; any other exception propagates.
-    """
+    """Run ``judge`` over ``(claim, reference, prediction)`` items: one JudgeOutcome per item, in order
+    (a JudgeError as its ``error``); ``concurrency`` and ``progress`` default to the judge's settings."""
     items = [tuple(item) for item in items]
     concurrency = concurrency or getattr(judge, "concurrency", 1)
     with _progress(len(items), getattr(judge, "progress", False) if progress is None else progress) as tick:

@@ -1,12 +1,6 @@
 """TSVer files -> `datasets`: the gold claims with explicit features, and the time-series tables.
-
-    dd = load_tsver("/path/to/data/tsver")                # DatasetDict {"test": 280, "dev": 24}
-    dd["test"][0]["time_series"]                           # [{"series": ..., "ranges": [{"from", "to"}]}]
-    table = load_time_series("/path/to/data/tsver", "access-to-electricity")   # Dataset, one row per year
-
-Series ids vary per claim, so `TimeSeries` (series id -> ranges) becomes a list of
-{"series", "ranges"} structs; `scoring.ranges_from_rows` turns it back.
-"""
+Series ids vary per claim, so `TimeSeries` (series id -> ranges) becomes a list of {"series",
+"ranges"} structs; `scoring.ranges_from_rows` turns it back."""
 
 import csv
 import math
@@ -129,9 +123,8 @@ def _header(path, rows):
 
 
 def load_time_series(data_dir, series_id):
-    """time_series/csv/<series_id>.csv as a Dataset: "Date" (int year) and one float column per
-    country code (None where empty). For systems; the metric does not need the tables. A malformed
-    table is a `FILE:LINE:` error. `data_dir` may be `official:time_series`, the store's folder with
+    """time_series/csv/<series_id>.csv as a Dataset: "Date" (int year) and one float column per country
+    (None where empty), for systems. `data_dir` may be `official:time_series`, the store's folder with
     the CSVs (`benchscore data fetch tsver --with-time-series`)."""
     data_dir = data.resolve("tsver", data_dir)
     path = _series_path(data_dir, series_id)

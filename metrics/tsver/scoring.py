@@ -1,17 +1,9 @@
 """TSVer scoring, framework-free: check the inputs, per-claim statistics, then `aggregate` over them.
 
-Follows the official scorer (`baseline/compute_metrics.py` of marekstrong/TSVer at 7dd35f2) as the
-spec describes it, quirks included; every departure is a named option that enters `signature`.
-
-    stats = item_stats(gold, predictions)      # one ItemStats per gold claim, computed once
-    result = aggregate(stats)                  # official numbers; aggregate(stats, strict=True) etc.
-    result = score(gold, predictions)          # both, with the signature and warnings
-
-`gold`: official records ({"Claim", "Verdict", "TimeSeries", "Justifications"}); `predictions`:
-one per gold claim, None (no prediction line) or {"verdict", "explanation", "ranges"} (ranges in
-the official dict form series id -> [{"from", "to"}]). `files.py` reads both from the official
-files; slices, merged shards and bootstrap samples reuse the statistics and never re-score.
-No file IO here.
+Follows the official scorer (`baseline/compute_metrics.py` of marekstrong/TSVer at 7dd35f2), quirks
+included (the card lists them); every departure is a named option that enters `signature`.
+`gold`: official records; `predictions`: one per gold claim, None (no prediction line) or
+{"verdict", "explanation", "ranges"} (ranges as series id -> [{"from", "to"}]). No file IO here.
 """
 
 import dataclasses
@@ -28,21 +20,21 @@ VERSION = "1.0.0"
 LABELS = ("Supported", "Cherry-Picking/Conflicting Evidence", "Refuted", "Not Enough Evidence")
 SHORT_LABELS = ("S", "C", "R", "N")
 
-# The counts of one Ev²R judge record (the official key names).
-EV2R_KEYS = (
-    "facts count predicted evidence",
-    "support predicted evidence",
-    "facts count reference evidence",
-    "support reference evidence",
-)
+# The counts of one Ev²R judge record (the official key names): cp, sp, cr, sr.
+EV2R_KEYS = ("facts count predicted evidence", "support predicted evidence", "facts count reference evidence",
+             "support reference evidence")
 EV2R_AGGREGATIONS = ("tsver", "paper")
 
 MAX_COUNT = 10 ** 9  # one Ev²R count: far above any real judge's, and sums of them stay exact floats
+INT32 = (-(2 ** 31), 2 ** 31 - 1)  # years: what the evaluate module's int32 column holds, in every path
 RATE_LIMITED = "rate limited"  # starts the failure message of a claim the judge's server kept rate-limiting
 
 # Verdict outcome of one claim.
 OK, ERROR, UNMATCHED, MISSING = "ok", "error", "unmatched", "missing"
 SHOWN = 10  # claim indices named in one warning
+TSCS_TERMS = ("tscs", "iou", "precision", "recall", "f1")
+PREDICTION_KEYS = ("verdict", "explanation", "time_series")  # an evaluate example's keys
+REFERENCE_KEYS = ("claim", "verdict", "justifications", "time_series")
 
 
 class TSVerWarning(UserWarning):
@@ -76,25 +68,14 @@ def _words(text):
 
 
 def match_verdict(verdict):
-    """The official label matcher: a free-text verdict -> one of LABELS, or None.
+    """The official label matcher: a free-text verdict -> one of LABELS, or None (see the card).
 
-    Exact (case-insensitive) first, then substring either way, then any shared word; the first
-    label in LABELS order wins at each step. So "refuted." and " SUPPORTED " match, "not
-    supported" and "" become Supported (substring / shared word), "refutes", "TRUE", "NEI" match
-    nothing.
-    """
+    Each step in turn, the first label in LABELS order wins."""
     p = verdict.strip().lower()
-    for label in LABELS:
-        if label.lower() == p:
-            return label
-    for label in LABELS:
-        if p in label.lower() or label.lower() in p:
-            return label
-    words = _words(p)
-    for label in LABELS:
-        if words & _words(label):
-            return label
-    return None
+    steps = (lambda label: label == p,  # exact (case-insensitive)
+             lambda label: p in label or label in p,  # a substring either way
+             lambda label: _words(p) & _words(label))  # a shared word
+    return next((label for step in steps for label in LABELS if step(label.lower())), None)
 
 
 def verdict_outcome(predicted_verdict):
@@ -108,11 +89,8 @@ def verdict_outcome(predicted_verdict):
 
 
 def _years(ranges):
-    """years(ranges) = the union of range(from, to + 1), as sorted disjoint [first, last] spans.
-
-    Spans rather than a set of ints: the same counts, without materialising every year of an
-    absurd range such as {"from": -10**12, "to": 10**12}. A range with from > to adds nothing.
-    """
+    """The union of range(from, to + 1) as sorted disjoint [first, last] spans: the counts of a set of
+    years, without materialising every year of an absurd range. A range with from > to adds nothing."""
     spans = []
     for first, last in sorted((r["from"], r["to"]) for r in ranges if r["from"] <= r["to"]):
         if spans and first <= spans[-1][1] + 1:  # overlapping or adjacent years merge
@@ -139,11 +117,8 @@ def _common(a, b):
 
 
 def coverage(gold_series, predicted_series):
-    """Per-claim TSCS terms: series precision/recall/F1 and mean IoU of years over matched series.
-
-    `gold_series`, `predicted_series`: series id -> list of {"from", "to"} (inclusive years).
-    TSCS = F1 * mean IoU; 0 when either side is empty or None (the official short cut).
-    """
+    """Per-claim TSCS terms of two `series id -> [{"from", "to"}]` dicts: series precision/recall/F1 and
+    mean IoU of years over matched series. TSCS = F1 * mean IoU; 0 when either side is empty or None."""
     zero = {"tscs": 0, "iou": 0, "precision": 0, "recall": 0, "f1": 0, "series": {}, "empty": True}
     if not gold_series or not predicted_series:
         return zero
@@ -160,12 +135,6 @@ def coverage(gold_series, predicted_series):
     iou = sum(v["iou"] for v in series.values()) / len(series) if series else 0
     return {"tscs": f1 * iou, "iou": iou, "precision": precision, "recall": recall, "f1": f1,
             "series": series, "empty": False}
-
-
-# ---------------------------------------------------------------- input checks
-
-
-INT32 = (-(2 ** 31), 2 ** 31 - 1)  # years: what the evaluate module's int32 column holds, in every path
 
 
 def _is_int(value):
@@ -202,7 +171,7 @@ def _check_ranges(series, ranges, where):
                          "expected a list of {from, to} ranges")
     for i, r in enumerate(ranges):
         if not (isinstance(r, dict) and _is_year(r.get("from")) and _is_year(r.get("to"))):
-            raise ValueError(f"{where}: series {series!r} range {i}: found {_short(r, 200)}; expected "
+            raise ValueError(f"{where}: series {series!r} range {i}: found {shown(r, 200)}; expected "
                              f'{{"from": int, "to": int}} (years within ±{INT32[1]:,})')
 
 
@@ -227,17 +196,12 @@ def check_gold(record, where):
     if not isinstance(record["Claim"], str):
         raise ValueError(f"{where}: 'Claim' is {type(record['Claim']).__name__}; expected a string")
     if record["Verdict"] not in LABELS:
-        raise ValueError(f"{where}: 'Verdict' must be one of {list(LABELS)}, found {_short(record['Verdict'])}")
+        raise ValueError(f"{where}: 'Verdict' must be one of {list(LABELS)}, found {shown(record['Verdict'], 80)}")
     check_series(record["TimeSeries"], f"{where}: 'TimeSeries'", allow_none=False)
     justifications = record["Justifications"]
     if not isinstance(justifications, list) or not all(isinstance(j, str) for j in justifications):
         raise ValueError(f"{where}: 'Justifications' must be a list of strings")
     return record
-
-
-def _short(value, limit=80):
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def ranges_from_rows(rows, where="time_series"):
@@ -262,10 +226,6 @@ def series_rows(series):
             for s, ranges in series.items()]
 
 
-PREDICTION_KEYS = ("verdict", "explanation", "time_series")
-REFERENCE_KEYS = ("claim", "verdict", "justifications", "time_series")
-
-
 def _check_keys(value, keys, index, side):
     if not isinstance(value, dict):
         raise TypeError(f"example {index}: {side} is {type(value).__name__}; expected a dict with the keys "
@@ -279,15 +239,12 @@ def _check_keys(value, keys, index, side):
 
 def _check_text(value, index, what, optional=True):
     if not (isinstance(value, str) or optional and value is None):
-        raise at_example(index, f"{what} is {_short(value)}; expected a string{' or None' if optional else ''}")
+        raise at_example(index, f"{what} is {shown(value, 80)}; expected a string{' or None' if optional else ''}")
 
 
-def _check_row(row, index, what, seen):
+def _check_row(row, index, what):
     if not isinstance(row, dict) or set(row) != {"series", "ranges"} or not isinstance(row["series"], str):
-        raise at_example(index, f"{what} holds {_short(row)}; expected {{\"series\": str, \"ranges\": [...]}}")
-    if row["series"] in seen:
-        raise at_example(index, f"{what}: series {row['series']!r} appears twice; list each series once with all "
-                                "its ranges")
+        raise at_example(index, f"{what} holds {shown(row, 80)}; expected {{\"series\": str, \"ranges\": [...]}}")
     if isinstance(row["ranges"], list) and any(isinstance(r, dict) and set(r) != {"from", "to"} for r in row["ranges"]):
         raise at_example(index, f"{what}: series {row['series']!r} has a range with other keys than from, to")
 
@@ -296,12 +253,10 @@ def check_rows(rows, index, what):
     """The `datasets` form of series ([{"series": str, "ranges": [{"from": int, "to": int}]}]) of one example."""
     if not isinstance(rows, (list, tuple)):
         raise at_example(index, f"{what} is {type(rows).__name__}; expected a list of {{series, ranges}}")
-    series = {}
     for row in rows:
-        _check_row(row, index, what, series)
-        series[row["series"]] = row["ranges"]
+        _check_row(row, index, what)
     try:
-        check_series(series, what, allow_none=False)
+        check_series(ranges_from_rows(rows, what), what, allow_none=False)
     except ValueError as err:
         raise at_example(index, str(err)) from None
 
@@ -316,7 +271,7 @@ def check_example(prediction, reference, index):
         check_rows(prediction["time_series"], index, "predictions['time_series']")
     _check_text(reference["claim"], index, "references['claim']", optional=False)
     if reference["verdict"] not in LABELS:
-        raise at_example(index, f"references['verdict'] is {_short(reference['verdict'])}; expected one of "
+        raise at_example(index, f"references['verdict'] is {shown(reference['verdict'], 80)}; expected one of "
                                 f"{list(LABELS)}")
     justifications = reference["justifications"]
     if not isinstance(justifications, list) or not all(isinstance(j, str) for j in justifications):
@@ -334,17 +289,9 @@ def from_example(prediction, reference):
                   "ranges": ranges_from_rows(prediction["time_series"])}
 
 
-# ---------------------------------------------------------------- per-claim statistics
-
-
 def claim_item(gold_verdict, gold_series, prediction, ev2r=None, ev2r_failure=None):
-    """The ItemStats of one gold claim (inputs already checked).
-
-    gold_verdict: one of LABELS. gold_series: series id -> ranges.
-    prediction: None (no prediction line) or {"verdict": str, "ranges": series id -> ranges | None}.
-    ev2r: the judge's four counts for this claim (None when not judged); ev2r_failure: why the
-    judge failed (str), counted and reported by `aggregate`.
-    """
+    """The ItemStats of one checked gold claim: `prediction` None (no line) or {"verdict", "ranges"};
+    `ev2r` the judge's counts (None: not judged), `ev2r_failure` why the judge failed on it."""
     verdict = None if prediction is None else prediction["verdict"]
     status, label = verdict_outcome(verdict)
     ranges = None if prediction is None else prediction["ranges"]
@@ -362,10 +309,8 @@ def defaulted_keys(record):
 
 
 def item_stats(gold, predictions, ev2r=None):
-    """One ItemStats per official gold record and its aligned prediction (or None).
-
-    `ev2r`: None, or per claim None / the judge's counts / its failure message (str).
-    """
+    """One ItemStats per official gold record and its aligned prediction (or None); `ev2r`: None, or
+    per claim None / the judge's counts / its failure message (str)."""
     if len(predictions) != len(gold):
         raise ValueError(f"{len(predictions)} predictions for {len(gold)} gold claims; align them first")
     ev2r = [None] * len(gold) if ev2r is None else ev2r
@@ -373,15 +318,12 @@ def item_stats(gold, predictions, ev2r=None):
     for i, (g, p, e) in enumerate(zip(gold, predictions, ev2r)):
         failure = e if isinstance(e, str) else None
         if g["Verdict"] not in LABELS:
-            raise at_example(i, f"gold Verdict must be one of {list(LABELS)}, found {_short(g['Verdict'])}")
+            raise at_example(i, f"gold Verdict must be one of {list(LABELS)}, found {shown(g['Verdict'], 80)}")
         try:
             stats.append(claim_item(g["Verdict"], g["TimeSeries"], p, None if failure else e, failure))
         except (TypeError, ValueError) as err:
             raise type(err)(f"example {i} ({str(g['Claim'])[:60]!r}): {err}") from None
     return stats
-
-
-# ---------------------------------------------------------------- corpus numbers
 
 
 def _mean(values):
@@ -390,21 +332,14 @@ def _mean(values):
 
 
 def _macro_f1(pairs):
-    """sklearn-style macro F1 over all four LABELS, zero division -> 0.
-
-    A predicted label of None (error line; in strict mode also missing/unmatched) is a miss for
-    the gold label and a false positive for none.
-    """
+    """sklearn-style macro F1 over all four LABELS, zero division -> 0; a predicted label of None
+    (error line; in strict mode also missing/unmatched) is a miss for the gold label only."""
     if not pairs:
         return None
     tp = Counter(g for g, p in pairs if g == p)
     gold = Counter(g for g, _ in pairs)
-    predicted = Counter(p for _, p in pairs)
-    scores = []
-    for label in LABELS:
-        fp, fn = predicted[label] - tp[label], gold[label] - tp[label]
-        scores.append(2 * tp[label] / (2 * tp[label] + fp + fn) if tp[label] else 0.0)
-    return _mean(scores)
+    predicted = Counter(p for _, p in pairs)  # F1 = 2tp / (2tp + fp + fn) = 2tp / (gold + predicted)
+    return _mean([2 * tp[label] / (gold[label] + predicted[label]) if tp[label] else 0.0 for label in LABELS])
 
 
 def _ratio(a, b):
@@ -415,37 +350,22 @@ def _f1(p, r):
     return 2 * p * r / (p + r) if p + r else 0.0
 
 
-def _ev2r_tsver(records):
-    cp_key, sp_key, cr_key, _ = EV2R_KEYS
-    sp = sum(c[sp_key] for c in records)
-    p, r = _ratio(sp, sum(c[cp_key] for c in records)), _ratio(sp, sum(c[cr_key] for c in records))
-    return {"precision": round(p, 4), "recall": round(r, 4), "f1": round(_f1(p, r), 4)}
-
-
-def _ev2r_paper(records):
-    if not records:
-        return {"precision": None, "recall": None, "f1": None}
-    cp_key, sp_key, cr_key, sr_key = EV2R_KEYS
-    ps = [_ratio(c[sp_key], c[cp_key]) for c in records]
-    rs = [_ratio(c[sr_key], c[cr_key]) for c in records]
-    return {"precision": _mean(ps), "recall": _mean(rs), "f1": _mean([_f1(p, r) for p, r in zip(ps, rs)])}
-
-
 def check_aggregation(ev2r_aggregation):
     if ev2r_aggregation not in EV2R_AGGREGATIONS:
         raise ValueError(f"ev2r_aggregation must be one of {list(EV2R_AGGREGATIONS)}, found {ev2r_aggregation!r}")
 
 
 def ev2r_aggregate(records, aggregation="tsver"):
-    """Ev²R precision, recall and F1 from the judged claims' counts.
-
-    "tsver" (official TSVer): micro sums; P = sp/cp, R = sp/cr (sic: the predicted side's support
-    over the reference count), F1 from the unrounded P and R, then P, R, F1 each rounded to 4
-    decimals. "paper" (Ev²R paper, FEVER-8): per-claim P = sp/cp, R = sr/cr, F1 of those, each
-    averaged over the judged claims, unrounded.
-    """
+    """Ev²R precision, recall and F1 from the judged claims' counts: "tsver" (official micro sums, R =
+    sp/cr sic, rounded to 4 decimals) or "paper" (per-claim means); the card gives both formulas."""
     check_aggregation(aggregation)
-    return _ev2r_tsver(records) if aggregation == "tsver" else _ev2r_paper(records)
+    cp, sp, cr, sr = EV2R_KEYS
+    if aggregation == "tsver":
+        support = sum(c[sp] for c in records)
+        p, r = _ratio(support, sum(c[cp] for c in records)), _ratio(support, sum(c[cr] for c in records))
+        return {"precision": round(p, 4), "recall": round(r, 4), "f1": round(_f1(p, r), 4)}
+    ps, rs = [_ratio(c[sp], c[cp]) for c in records], [_ratio(c[sr], c[cr]) for c in records]
+    return {"precision": _mean(ps), "recall": _mean(rs), "f1": _mean([_f1(p, r) for p, r in zip(ps, rs)])}
 
 
 def _confusion(stats):
@@ -456,22 +376,18 @@ def _confusion(stats):
     return confusion
 
 
-def _indices(stats, keep):
-    found = [i for i, s in enumerate(stats) if keep(s)]
-    return found, ", ".join(map(str, found[:SHOWN])) + (", ..." if len(found) > SHOWN else "")
+def listed(items):
+    """The first SHOWN items (e.g. claim indices) for a warning, then "..."."""
+    return ", ".join(map(str, items[:SHOWN])) + (", ..." if len(items) > SHOWN else "")
 
 
-def _verdict_warnings(stats):
-    """What the official matcher does silently to a verdict and changes a number: said once per kind."""
+def _claim_warnings(stats, kinds):
+    """One warning per kind of claim found in `stats`: (which claims, "... {n} ... {claims} ..."), naming them."""
     warnings = []
-    unmatched, shown = _indices(stats, lambda s: s.status == UNMATCHED)
-    if unmatched:
-        warnings.append(f"{len(unmatched)} predicted verdict(s) match no label (claims {shown}); as the official "
-                        "scorer, they are left out of the verdict scores")
-    empty, shown = _indices(stats, lambda s: s.status == OK and not s.verdict.strip())
-    if empty:
-        warnings.append(f"{len(empty)} predicted verdict(s) are empty (claims {shown}); as the official matcher, "
-                        "they count as 'Supported'")
+    for keep, text in kinds:
+        found = [i for i, s in enumerate(stats) if keep(s)]
+        if found:
+            warnings.append(text.format(n=len(found), claims=listed(found)))
     return warnings
 
 
@@ -481,41 +397,31 @@ def _over_supported(counts):
     return counts[sp_key] > min(counts[cp_key], counts[cr_key]) or counts[sr_key] > counts[cr_key]
 
 
+# What the official rules do silently to some claims and changes a number: said once per kind.
+VERDICT_WARNINGS = (
+    (lambda s: s.status == UNMATCHED, "{n} predicted verdict(s) match no label (claims {claims}); as the official "
+                                      "scorer, they are left out of the verdict scores"),
+    (lambda s: s.status == OK and not s.verdict.strip(), "{n} predicted verdict(s) are empty (claims {claims}); as "
+                                                         "the official matcher, they count as 'Supported'"),
+)
+INVERTED_WARNINGS = ((lambda s: s.inverted_ranges, "{n} claim(s) have a predicted range with from > to (claims "
+                                                   "{claims}); as the official scorer, such a range covers no year "
+                                                   "(it lowers the IoU and TSCS)"),)
+EV2R_WARNINGS = (
+    (lambda s: s.ev2r is not None and _over_supported(s.ev2r), "{n} judged claim(s) have a support count above their "
+     "facts count (claims {claims}); as the official scorer, the counts are used as given, so an Ev2R rate can "
+     "exceed 1"),
+    (lambda s: s.ev2r is not None and s.ev2r_defaulted, "{n} judged claim(s) have an Ev2R record without some of the "
+     "count keys (claims {claims}); as the official scorer, a missing count is read as 0; expected the keys "
+     + str(list(EV2R_KEYS))),
+)
+
+
 def _rate_warnings(ev2r):
     """A warning naming each Ev²R rate above 1 (the official rates take the counts as given)."""
     over = [f"{name} {value}" for name, value in ev2r.items() if value is not None and value > 1]
-    if not over:
-        return []
     return [f"Ev2R {', '.join(over)} above 1: as the official scorer, the judge's counts are used as given "
-            "(R = predicted-side support / reference facts count, sic), so a rate can exceed 1"]
-
-
-def _defaulted_warnings(stats):
-    """Judged claims whose record lacks count keys: the official sum reads them as 0, and so do we."""
-    found, shown_claims = _indices(stats, lambda s: s.ev2r is not None and s.ev2r_defaulted)
-    if not found:
-        return []
-    return [f"{len(found)} judged claim(s) have an Ev2R record without some of the count keys (claims "
-            f"{shown_claims}); as the official scorer, a missing count is read as 0; expected the keys "
-            f"{list(EV2R_KEYS)}"]
-
-
-def _inverted_warnings(stats):
-    found, shown_claims = _indices(stats, lambda s: s.inverted_ranges)
-    if not found:
-        return []
-    return [f"{len(found)} claim(s) have a predicted range with from > to (claims {shown_claims}); as the official "
-            "scorer, such a range covers no year (it lowers the IoU and TSCS)"]
-
-
-def _support_warnings(stats):
-    """The official rates take the judge's counts as given: a support count above its facts count
-    (a rate above 1) is summed as is, and said."""
-    over, shown_claims = _indices(stats, lambda s: s.ev2r is not None and _over_supported(s.ev2r))
-    if not over:
-        return []
-    return [f"{len(over)} judged claim(s) have a support count above their facts count (claims {shown_claims}); "
-            "as the official scorer, the counts are used as given, so an Ev2R rate can exceed 1"]
+            "(R = predicted-side support / reference facts count, sic), so a rate can exceed 1"] if over else []
 
 
 def _failure_warnings(n_judged, failures):
@@ -537,32 +443,28 @@ def _ev2r_part(stats, ev2r_aggregation):
     if not judged and not failures:
         return {}, []
     # never a silent 0: with every judge call failed there is nothing to average
-    ev2r = ev2r_aggregate(judged, ev2r_aggregation) if judged else {"precision": None, "recall": None, "f1": None}
+    ev2r = ev2r_aggregate(judged, ev2r_aggregation) if judged else dict.fromkeys(("precision", "recall", "f1"))
     result = {f"ev2r_{k}": v for k, v in ev2r.items()}
     result.update({"n_ev2r_judged": len(judged), "n_ev2r_failed": len(failures)})
-    return result, (_failure_warnings(len(judged), failures) + _support_warnings(stats)
-                    + _defaulted_warnings(stats) + _rate_warnings(ev2r))
+    warnings = _failure_warnings(len(judged), failures) + _claim_warnings(stats, EV2R_WARNINGS)
+    return result, warnings + _rate_warnings(ev2r)
 
 
-TSCS_TERMS = ("tscs", "iou", "precision", "recall", "f1")
+def counted_in(s, strict=False):
+    """(in the verdict scores, in TSCS) for one claim: official (a matched or "error" verdict; a prediction
+    line), or both when strict."""
+    return strict or s.status in (OK, ERROR), strict or s.status != MISSING
 
 
 def _denominators(stats, strict):
-    """(claims in the verdict scores, claims in TSCS): official, or every claim when strict."""
-    if strict:
-        return list(stats), list(stats)
-    return [s for s in stats if s.status in (OK, ERROR)], [s for s in stats if s.status != MISSING]
+    """(claims in the verdict scores, claims in TSCS)."""
+    return tuple([s for s in stats if counted_in(s, strict)[k]] for k in (0, 1))
 
 
 def aggregate(stats, strict=False, ev2r_aggregation="tsver"):
-    """Corpus numbers from per-claim `ItemStats`, as fractions (the official table prints x100).
-
-    Official denominators (strict=False): accuracy and macro-F1 over claims with a prediction line
-    whose verdict matched a label or is "error" (always wrong); TSCS and the mean IoU/P/R/F1 over
-    claims with a prediction line (any verdict). strict=True: every gold claim counts in both, a
-    missing or unmatched verdict is wrong and a missing prediction scores 0. `warnings`: what the
-    official rules did silently that changes a number.
-    """
+    """Corpus numbers from per-claim `ItemStats`, as fractions (the official table prints x100), with
+    the official denominators (the card's table) or, with `strict`, every claim; `warnings`: what the
+    official rules did silently that changes a number."""
     check_aggregation(ev2r_aggregation)
     check_flag(strict, "strict")
     stats = list(stats)
@@ -585,7 +487,7 @@ def aggregate(stats, strict=False, ev2r_aggregation="tsver"):
     }
     ev2r, ev2r_warnings = _ev2r_part(stats, ev2r_aggregation)
     result.update(ev2r)
-    result["warnings"] = _verdict_warnings(stats) + _inverted_warnings(stats) + ev2r_warnings
+    result["warnings"] = _claim_warnings(stats, VERDICT_WARNINGS + INVERTED_WARNINGS) + ev2r_warnings
     return result
 
 
@@ -598,20 +500,16 @@ def not_item_stats(stats):
 
 def _file_notes(over, defaulted):
     """What a recorded file's records hold that the official sum uses silently."""
-    notes = f"; {over} of them have a support count above their facts count, used as given (a rate can " \
-        "exceed 1)" if over else ""
-    return notes + (f"; {defaulted} of them lack some count keys, read as 0" if defaulted else "")
+    notes = ((over, "have a support count above their facts count, used as given (a rate can exceed 1)"),
+             (defaulted, "lack some count keys, read as 0"))
+    return "".join(f"; {n} of them {what}" for n, what in notes if n)
 
 
 def file_ev2r(result, file_records):
-    """The official Ev²R over a *recorded judge file*: it sums every record in the file.
-
-    That includes records the claim-aligned path never reads: a claim recorded twice (both count),
-    and claims not in the gold file or without a prediction line. Where the file holds such extra
-    records (more records than judged claims), the official "tsver" numbers are recomputed from all
-    `file_records` (the raw ev2r_response dicts) with a warning in the result, so a file gives the
-    official number; the per-claim statistics (slices, resampling) keep the claim-aligned records.
-    """
+    """The official Ev²R over a *recorded judge file*, which sums every record in it: where the file
+    holds more records than judged claims (a claim recorded twice, claims not in the gold file or
+    without a prediction line), the "tsver" numbers are recomputed from all `file_records` (the raw
+    ev2r_response dicts), with a warning; the per-claim statistics keep the claim-aligned records."""
     if result.get("n_ev2r_judged") is None or len(file_records) <= result["n_ev2r_judged"]:
         return result
     warning = (f"the Ev2R file holds {len(file_records)} records for {result['n_ev2r_judged']} judged claims "
@@ -641,25 +539,18 @@ def duplicate_claims_warning(claims):
         if claim in first:
             repeated.append(f"claim {i} repeats claim {first[claim]}")
         first.setdefault(claim, i)
-    if not repeated:
-        return []
-    shown = ", ".join(repeated[:SHOWN]) + (", ..." if len(repeated) > SHOWN else "")
-    return [f"{len(repeated)} duplicate gold claim(s) ({shown}); as the official scorer, each copy is counted"]
+    return [f"{len(repeated)} duplicate gold claim(s) ({listed(repeated)}); as the official scorer, each copy is "
+            "counted"] if repeated else []
 
 
 def score(gold, predictions, ev2r=None, strict=False, ev2r_aggregation="tsver", judge="none", per_claim=False,
           source=None):
-    """`aggregate(item_stats(...))` with its signature and warnings (e.g. a gold claim given twice).
-
-    With `per_claim`, also "per_claim": the statistics (for slices and intervals, never re-scored);
-    `source` (e.g. the prediction file's name) starts the warnings about predicted verdicts.
-    """
-    check_aggregation(ev2r_aggregation)
-    check_flag(strict, "strict")
+    """`aggregate(item_stats(...))` with its signature and warnings (e.g. a gold claim given twice); with
+    `per_claim`, also the statistics; `source` (a file name) starts the warnings about predicted verdicts."""
     check_flag(per_claim, "per_claim")
     stats = item_stats(gold, predictions, ev2r)
     result = aggregate(stats, strict=strict, ev2r_aggregation=ev2r_aggregation)
-    verdicts = set(_verdict_warnings(stats)) if source else ()
+    verdicts = set(_claim_warnings(stats, VERDICT_WARNINGS)) if source else ()
     result["warnings"] = duplicate_claims_warning([g["Claim"] for g in gold]) + [
         f"{source}: {w}" if w in verdicts else w for w in result["warnings"]]
     result["signature"] = signature(strict, ev2r_aggregation, judge)
@@ -669,11 +560,8 @@ def score(gold, predictions, ev2r=None, strict=False, ev2r_aggregation="tsver", 
 
 
 def ev2r_items(gold, predictions):
-    """(claim index, (claim, reference, prediction)) for each claim an Ev²R judge reads.
-
-    Official: reference = the gold justifications joined with "\\n", prediction = the Explanation;
-    claims with no prediction line or a null Explanation are not judged.
-    """
+    """(claim index, (claim, reference, prediction)) for each claim an Ev²R judge reads (official:
+    the gold justifications joined with "\\n", the Explanation; none without one)."""
     return [(i, (g["Claim"], "\n".join(g["Justifications"] or []), p["explanation"]))
             for i, (g, p) in enumerate(zip(gold, predictions))
             if p is not None and p["explanation"] is not None]
@@ -696,10 +584,10 @@ def official_report(gold, stats, strict=False):
     result = aggregate(stats, strict=strict)
     per_claim = []
     for i, (g, s) in enumerate(zip(gold, stats)):
-        in_tscs = strict or s.status != MISSING
+        in_accuracy, in_tscs = counted_in(s, strict)
         per_claim.append({"gold_index": i, "Claim": g["Claim"], "gold_verdict": s.gold,
                           "pred_verdict_raw": s.verdict, "matched_label": s.label, "status": s.status,
-                          "in_accuracy": strict or s.status in (OK, ERROR), "correct": s.correct,
+                          "in_accuracy": in_accuracy, "correct": s.correct,
                           "in_tscs": in_tscs, "tscs": _tscs_report(s, in_tscs)})
     aggregates = {
         "n_gold": result["n_claims"], "n_in_accuracy": result["n_scored"],

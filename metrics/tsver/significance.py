@@ -1,22 +1,9 @@
 """How sure a TSVer number is: bootstrap intervals and paired tests over claims.
 
-The unit is the claim. Each claim becomes one row of per-claim statistics (from
-`scoring.item_stats`), and every headline number is a function of column sums over a sample,
-with the official denominators, which differ per number:
-
-    verdict_accuracy = sum(correct) / sum(counted)            counted: has a matched or "error" verdict
-    verdict_macro_f1 = mean over the 4 labels of 2tp / (2tp + fp + fn), 0 when tp = 0, sums over counted
-    tscs             = sum(tscs_claim) / sum(in_tscs)         in_tscs: has a prediction line
-    ev2r_f1          = "tsver": F1 of P = sum sp / sum cp, R = sum sp / sum cr, each rounded to 4 places;
-                       "paper": sum(F1_claim) / sum(judged)
-
-(with strict=True every claim is counted and in TSCS). A sample whose denominator is 0 leaves
-the number undefined in that sample. The point estimates are always `scoring.aggregate`'s parity
-numbers; only intervals and p-values come from resampling (`benchscore.core.resampling`).
-
-    stats = item_stats(gold, predictions)
-    confidence_intervals(stats)          # {"tscs": {"estimate", "low", "high"}, "verdict_macro_f1": ...}
-    paired_test(stats_a, stats_b)        # difference, interval, p-values per number
+Each claim is one row of `item_values`; every headline number is a function of the column sums of a
+sample, with its official denominators (`statistic`; a sample whose denominator is 0 leaves the
+number undefined). The estimates are always `scoring.aggregate`'s parity numbers; only intervals
+and p-values come from resampling (`benchscore.core.resampling`).
 """
 
 import functools
@@ -32,13 +19,12 @@ from benchscore.core.resampling import check_options
 from benchscore.core.resampling import intervals
 from benchscore.core.resampling import paired
 from benchscore.core.resampling import signature_part
-from benchscore.tsver.scoring import ERROR
 from benchscore.tsver.scoring import EV2R_KEYS
 from benchscore.tsver.scoring import LABELS
-from benchscore.tsver.scoring import MISSING
-from benchscore.tsver.scoring import OK
 from benchscore.tsver.scoring import aggregate
 from benchscore.tsver.scoring import check_aggregation
+from benchscore.tsver.scoring import counted_in
+from benchscore.tsver.scoring import ev2r_aggregate
 
 HEADLINE = ("tscs", "verdict_macro_f1", "verdict_accuracy")  # the official table's order
 EV2R_HEADLINE = ("ev2r_f1",)  # when an Ev2R judge ran
@@ -50,18 +36,13 @@ EV2R = CONFUSION + 3 * len(LABELS)  # judged, then "tsver": sp, cp, cr; "paper":
 N_COLUMNS = EV2R + 4
 
 
-def _ratio(a, b):
-    return a / b if b else 0.0
-
-
 def _ev2r_columns(counts, ev2r_aggregation):
     if counts is None:
         return [0.0, 0.0, 0.0, 0.0]
-    cp, sp, cr, sr = (counts[key] for key in EV2R_KEYS)
+    cp, sp, cr, _ = (counts[key] for key in EV2R_KEYS)
     if ev2r_aggregation == "tsver":
         return [1.0, sp, cp, cr]
-    precision, recall = _ratio(sp, cp), _ratio(sr, cr)
-    return [1.0, 2 * precision * recall / (precision + recall) if precision + recall else 0.0, 0.0, 0.0]
+    return [1.0, ev2r_aggregate([counts], "paper")["f1"], 0.0, 0.0]  # this claim's F1
 
 
 def _label_columns(s, counted):
@@ -74,8 +55,7 @@ def _label_columns(s, counted):
 
 
 def _row(s, strict, ev2r_aggregation):
-    counted = strict or s.status in (OK, ERROR)
-    in_tscs = strict or s.status != MISSING
+    counted, in_tscs = counted_in(s, strict)
     return ([counted, counted and s.correct, in_tscs, s.tscs if in_tscs else 0.0] + _label_columns(s, counted)
             + _ev2r_columns(s.ev2r, ev2r_aggregation))
 
@@ -97,7 +77,9 @@ def _ev2r_f1(sums, ev2r_aggregation):
 
 
 def statistic(sums, ev2r_aggregation="tsver", with_ev2r=False):
-    """The headline numbers from column sums of `item_values` (one row of sums per sample)."""
+    """The headline numbers from column sums of `item_values` (one row of sums per sample): accuracy =
+    correct / counted; macro-F1 = the mean over LABELS of 2tp / (2tp + fp + fn) (0 when tp = 0); TSCS
+    = sum / in_tscs; Ev2R F1 = "tsver": F1 of sp/cp and sp/cr rounded to 4 places, "paper": mean F1."""
     counted = sums[:, COUNTED]
     label_f1 = []
     for k in range(len(LABELS)):
@@ -125,11 +107,8 @@ def _estimates(stats, names, strict, ev2r_aggregation):
 
 def confidence_intervals(stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL,
                          strict=False, ev2r_aggregation="tsver"):
-    """Percentile bootstrap over claims: {name: {"estimate", "low", "high"}} per headline number.
-
-    `estimate` is exactly `aggregate(stats, strict, ev2r_aggregation)`'s number. For a slice, pass
-    that slice's stats: its claims are resampled within it.
-    """
+    """Percentile bootstrap over claims: {name: {"estimate", "low", "high"}} per headline number, the
+    estimate being `aggregate`'s; for a slice, pass that slice's stats."""
     check_options(n_resamples, seed, level)
     names = _headline(stats)
     numbers = functools.partial(statistic, ev2r_aggregation=ev2r_aggregation, with_ev2r="ev2r_f1" in names)
@@ -142,21 +121,16 @@ def check_same_claims(stats_a, stats_b):
     if len(stats_a) != len(stats_b):
         raise ValueError(f"system A has {len(stats_a)} claims and system B {len(stats_b)}; "
                          "a paired test needs both scored on the same gold file")
-    differ = [i for i, (a, b) in enumerate(zip(stats_a, stats_b)) if a.gold != b.gold][:1]
-    if differ:
-        a, b = stats_a[differ[0]].gold, stats_b[differ[0]].gold
-        raise ValueError(f"claim {differ[0]}: gold verdict {a!r} for system A but {b!r} for B; "
-                         "expected the same gold claims in the same order")
+    for i, (a, b) in enumerate(zip(stats_a, stats_b)):
+        if a.gold != b.gold:
+            raise ValueError(f"claim {i}: gold verdict {a.gold!r} for system A but {b.gold!r} for B; "
+                             "expected the same gold claims in the same order")
 
 
 def paired_test(stats_a, stats_b, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL,
                 strict=False, ev2r_aggregation="tsver"):
-    """Paired bootstrap and approximate randomization of B against A over the same claims.
-
-    Returns {name: {"a", "b", "difference", "low", "high", "p_bootstrap", "p_randomization"}};
-    difference = b - a, (low, high) its interval at `level`, p-values two-sided. Ev2R is compared
-    only when both systems were judged.
-    """
+    """Paired bootstrap and approximate randomization of B against A over the same claims: {name: {"a",
+    "b", "difference" (b - a), "low", "high", "p_bootstrap", "p_randomization"}}; Ev2R only if both were judged."""
     check_options(n_resamples, seed, level)
     check_same_claims(stats_a, stats_b)
     names = tuple(name for name in _headline(stats_a) if name in _headline(stats_b))
@@ -168,12 +142,9 @@ def paired_test(stats_a, stats_b, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SE
 
 def add_confidence(result, stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL,
                    strict=False, ev2r_aggregation="tsver"):
-    """Adds intervals to a result dict of `stats` (as `compute` returns it) and names them in its signature.
+    """Adds "extension_confidence_intervals" {name: {"low", "high"}} to a result of `stats` and names them
+    in its signature; no Ev2R interval where the Ev2R sums a whole recorded file (`scoring.file_ev2r`)."""
 
-    Extension key: "extension_confidence_intervals" {name: {"low", "high"}} per headline number.
-    Where the result's Ev2R sums a whole recorded file (`scoring.file_ev2r`: more records than
-    judged claims), the claims cannot carry that number, so Ev2R gets no interval.
-    """
     options = (n_resamples, seed, level)
     results = confidence_intervals(stats, *options, strict=strict, ev2r_aggregation=ev2r_aggregation)
     if "n_ev2r_records" in result:

@@ -1,22 +1,10 @@
-"""TSVer inside a `transformers.Trainer`: a `compute_metrics` for a verdict classifier.
+"""TSVer inside a `transformers.Trainer`: a `compute_metrics` for a verdict classifier (the card's
+"In a training loop" shows its use; `benchscore.core.trainer` describes both evaluation ways).
 
-    from benchscore.tsver.loader import gold_dataset
-    from benchscore.tsver.trainer import compute_metrics_for
-    gold = gold_dataset("tsver_dev.jsonl")             # claim, verdict, justifications, time_series, ...
-    trainer = Trainer(model, args, eval_dataset=tokenized_gold,   # labels = LABELS.index(verdict)
-                      compute_metrics=compute_metrics_for(gold))
-    trainer.evaluate()    # {"eval_verdict_accuracy": ..., "eval_verdict_macro_f1": ..., "eval_tscs": ..., ...}
-
-The classifier's logits give the verdict (argmax; class i is `labels[i]`, by default the module's
-LABELS order: Supported, Cherry-Picking/Conflicting Evidence, Refuted, Not Enough Evidence). The
-gold claims (the `references`) are the eval dataset's rows, read here in order; the Trainer's
-label ids are checked against the gold verdicts, so a different or reordered dataset is an error.
-A verdict classifier predicts no time series: unless `predicted_time_series` gives them (one
-list of {"series", "ranges"} per claim, e.g. from a retrieval step), TSCS and its parts are 0 for
-every claim, the official score of a system that names no series.
-
-Works as `compute_metrics(eval_pred)` and with `batch_eval_metrics=True`, with the same numbers
-(`benchscore.core.trainer` describes both ways, the logged keys and `.last_result`).
+The logits' argmax gives the verdict (class i is `labels[i]`). The gold claims are the eval
+dataset's rows, in order; the Trainer's label ids are checked against their verdicts, so a
+different or reordered dataset is an error. Without `predicted_time_series` TSCS is 0 for every
+claim, the official score of a system that names no series.
 """
 
 from benchscore.core.trainer import ComputeMetricsBase
@@ -29,12 +17,11 @@ class TsverComputeMetrics(ComputeMetricsBase):
     """The `compute_metrics` callable; build it with `compute_metrics_for`."""
 
     benchmark = "tsver"
-
     unit, units = "claim", "claims"
-    last_batch_error = "the last batch ended at claim {rows} of an eval dataset of {n_rows}"
 
     def __init__(self, eval_dataset, metric=None, labels=LABELS, predicted_time_series=None, compute_kwargs=None):
-        missing = [c for c in ("claim", "verdict", "justifications", "time_series") if c not in eval_dataset.column_names]
+        columns = ("claim", "verdict", "justifications", "time_series")
+        missing = [c for c in columns if c not in eval_dataset.column_names]
         if missing:
             raise ValueError(f"the eval dataset has no column(s) {missing} (it has {eval_dataset.column_names}); "
                              f"expected the gold claims as from benchscore.tsver.loader.gold_dataset")
@@ -42,8 +29,7 @@ class TsverComputeMetrics(ComputeMetricsBase):
             raise ValueError(f"labels must name the classifier's classes in its order, each of {list(LABELS)} once; "
                              f"found {list(labels)}")
         self.labels = list(labels)
-        self.references = [{"claim": row["claim"], "verdict": row["verdict"], "justifications": row["justifications"],
-                            "time_series": row["time_series"]} for row in eval_dataset]
+        self.references = [{c: row[c] for c in columns} for row in eval_dataset]
         if predicted_time_series is not None and len(predicted_time_series) != len(self.references):
             raise ValueError(f"{len(predicted_time_series)} predicted_time_series for {len(self.references)} "
                              f"claims; expected one list (or None) per claim")
@@ -61,11 +47,11 @@ class TsverComputeMetrics(ComputeMetricsBase):
         label_ids = to_numpy(eval_pred.label_ids).reshape(-1)
         self._check_rows(start, len(logits), len(label_ids))
         stop = start + len(logits)
-        for offset, label_id in enumerate(label_ids):
-            gold = self.references[start + offset]
-            if self.labels[int(label_id)] != gold["verdict"]:
-                raise ValueError(f"claim {start + offset} ({gold['claim'][:60]!r}): the Trainer's label id {int(label_id)} "
-                                 f"is {self.labels[int(label_id)]!r} but the gold verdict is {gold['verdict']!r}; the "
+        for row, label_id in enumerate(map(int, label_ids), start):
+            gold = self.references[row]
+            if self.labels[label_id] != gold["verdict"]:
+                raise ValueError(f"claim {row} ({gold['claim'][:60]!r}): the Trainer's label id {label_id} is "
+                                 f"{self.labels[label_id]!r} but the gold verdict is {gold['verdict']!r}; the "
                                  f"predictions are not in the dataset's order, or labels is not the classifier's order")
         # "" and [] rather than None: evaluate's type check refuses None in a batch's first example.
         # Both score as None does: no explanation is judged here, and no series scores TSCS 0.
@@ -80,15 +66,11 @@ def compute_metrics_for(eval_dataset, metric=None, labels=LABELS, predicted_time
     """A `compute_metrics` for `Trainer` scoring a TSVer verdict classifier (official numbers).
 
     Args:
-        eval_dataset: the gold claims in the Trainer's order, before or after tokenization, with
-            the loader's columns claim, verdict, justifications, time_series.
-        metric: an evaluate module to use (e.g. this module from the Hub), with num_process=1:
-            a multi-process Trainer already gives every rank all predictions;
-            default: this folder's module.
+        eval_dataset: the gold claims in the Trainer's order (the loader's columns claim, verdict,
+            justifications, time_series), before or after tokenization.
+        metric: the evaluate module to use, with num_process=1 (default: this folder's module).
         labels: the verdict label of each logit column, in the classifier's order.
         predicted_time_series: optional, per claim the predicted series ([{"series", "ranges"}]).
         compute_kwargs: keyword arguments for the module's `compute`, e.g. {"strict": True}.
-    Returns:
-        a callable for `Trainer(compute_metrics=...)`, with or without `batch_eval_metrics`.
     """
     return TsverComputeMetrics(eval_dataset, metric, labels, predicted_time_series, compute_kwargs)

@@ -28,14 +28,9 @@ the numbers of the official scorer (marekstrong/TSVer, baseline/compute_metrics.
   precision, recall and F1;
 - optionally Ev²R, an LLM judge's atomic-fact precision/recall/F1 of the explanation against the
   gold justifications (pass `ev2r_judge`).
-Official denominators: claims whose prediction has `verdict=None` (no prediction line) are left
-out; a verdict "error" counts wrong with whatever ranges it has; a verdict that matches no label
-is left out of the verdict scores (with a warning) but kept in TSCS. `strict=True` counts every
-claim. All values are fractions in [0, 1] (the official table prints them x100).
-
-Speed: `evaluate` converts every leaf through Arrow. For large runs call the pure functions
-directly (same numbers): `files.read_references`, `files.read_predictions`, `scoring.item_stats`,
-`scoring.aggregate` (see README.md, "Fast path").
+Official denominators (the card's table): a claim whose prediction has `verdict=None` is left out;
+`strict=True` counts every claim. Values are fractions in [0, 1] (the official table prints x100).
+For large runs, the pure functions give the same numbers faster (README.md, "Fast path").
 """
 
 _KWARGS_DESCRIPTION = """
@@ -62,15 +57,13 @@ Args:
     n_resamples: bootstrap resamples for `confidence` (default 1000).
     seed: random seed for `confidence` (default 12345); with the same seed the intervals repeat.
 Returns:
-    verdict_accuracy, verdict_macro_f1, tscs, iou, precision, recall, f1 (None when nothing
-    counts), n_claims, n_scored, n_in_tscs, n_correct, n_unmatched, n_errors, n_missing,
-    confusion_matrix (rows gold, columns predicted, label order S, C, R, N), signature; with a
-    judge also ev2r_precision, ev2r_recall, ev2r_f1 (None, with the reason in warnings, when the
-    judge failed on every claim), n_ev2r_judged, n_ev2r_failed; warnings (what the official rules
-    did silently that changes a number; also issued as TSVerWarning). With
-    `confidence`, extension_confidence_intervals ({"tscs": {"low", "high"}, "verdict_macro_f1",
-    "verdict_accuracy", and "ev2r_f1" when judged}) and `|bootstrap:<n>|seed:<s>|confidence:<level>`
-    at the end of the signature.
+    verdict_accuracy, verdict_macro_f1, tscs, iou, precision, recall, f1 (None when nothing counts),
+    n_claims, n_scored, n_in_tscs, n_correct, n_unmatched, n_errors, n_missing, confusion_matrix
+    (rows gold, columns predicted, order S, C, R, N), signature, warnings (what the official rules
+    did silently that changes a number; also issued as TSVerWarning); with a judge, ev2r_precision,
+    ev2r_recall, ev2r_f1 (None, with the reason in warnings, when the judge failed on every claim),
+    n_ev2r_judged, n_ev2r_failed; with `confidence`, extension_confidence_intervals ({name: {"low",
+    "high"}} per headline number) and `|bootstrap:<n>|seed:<s>|confidence:<level>` in the signature.
 Examples:
     >>> tsver = evaluate.load("tsver")
     >>> references = [
