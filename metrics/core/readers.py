@@ -59,9 +59,10 @@ def _decode(raw, path, line):
 
 
 def check_output(output, *inputs):
-    """Refuses an output path that is one of the input files, before anything is read or written."""
+    """Refuses an output path that is one of the input files (not paths: skipped), before anything is written."""
     for path in inputs:
-        if output and path and os.path.exists(output) and os.path.exists(path) and os.path.samefile(output, path):
+        if output and isinstance(path, (str, os.PathLike)) and os.path.exists(output) and os.path.exists(path) \
+                and os.path.samefile(output, path):
             raise at_line(output, 1, f"the output file is the input file {path}; expected another path (writing "
                                      "there would overwrite the input file)")
 

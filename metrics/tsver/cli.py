@@ -8,6 +8,7 @@ import warnings
 
 from benchscore.core.compare import add_compare_options
 from benchscore.core.compare import report_comparison
+from benchscore.core.compare import warn
 from benchscore.tsver import files
 from benchscore.tsver import judges
 from benchscore.tsver import significance
@@ -113,8 +114,7 @@ def run(args):
     Ev2R is "n/a" and a warning gives the reason)."""
     result = files.score_files(args.gold, args.predictions, _judge(args), args.strict, args.ev2r_aggregation,
                                args.per_claim)
-    for warning in result["warnings"]:
-        print(f"benchscore tsver: warning: {warning}", file=sys.stderr)
+    warn("tsver", result["warnings"])
     if args.json:
         print(json.dumps(result, indent=2))
     else:
@@ -141,8 +141,7 @@ def run_compare(args):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         scored = [files.file_stats(args.gold, path, ev2r_path) for path, ev2r_path in zip(args.predictions, ev2r)]
-    for w in caught:
-        print(f"benchscore compare tsver: warning: {w.message}", file=sys.stderr)
+    warn("compare tsver", [w.message for w in caught])
     judge = "+".join(dict.fromkeys(name for _, name in scored))  # one judge name, or each system's
     options = {"strict": args.strict, "ev2r_aggregation": args.ev2r_aggregation}
     return report_comparison(

@@ -10,6 +10,7 @@ import warnings
 
 from benchscore import data
 from benchscore.core.readers import at_line
+from benchscore.core.readers import check_output
 from benchscore.core.readers import iter_jsonl
 from benchscore.core.readers import shown
 from benchscore.tsver import judges
@@ -126,7 +127,7 @@ def score_files(gold_path, predictions_path, judge=None, strict=False, ev2r_aggr
     """The result dict of a prediction file against a gold file, read warnings included, as the CLI
     prints it. With `report` (a path), also writes `scoring.official_report` there as JSON."""
     if report is not None:
-        _check_report_path(report, gold_path, predictions_path, judge)
+        check_output(report, gold_path, predictions_path, judge)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TSVerWarning)
         gold = read_references(gold_path)
@@ -140,15 +141,6 @@ def score_files(gold_path, predictions_path, judge=None, strict=False, ev2r_aggr
             json.dump({"gold": str(gold_path), "predictions": str(predictions_path), "signature": result["signature"],
                        **scoring.official_report(gold, stats, strict)}, f, ensure_ascii=False, indent=1)
     return result
-
-
-def _check_report_path(report, *inputs):
-    """Refuses a report path that is one of the input files (writing it would destroy the input)."""
-    for path in inputs:
-        if isinstance(path, (str, os.PathLike)) and os.path.exists(path) and os.path.exists(report) \
-                and os.path.samefile(report, path):
-            raise at_line(report, 1, f"the per-claim report would overwrite the input file {path}; "
-                                     "expected a new path")
 
 
 def file_stats(gold_path, predictions_path, ev2r_path=None):
