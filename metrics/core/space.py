@@ -47,17 +47,12 @@ def named(message, names):
     return message
 
 
-def user_error(err, names):
-    """A `gr.Error` with the error's text, temporary paths replaced by what the user knows."""
-    return gr.Error(named(str(err), names), print_exception=False)
-
-
 def scored(score, names, *args, **kwargs):
     """`score(*args, **kwargs)`; an input error becomes a `gr.Error` in the user's names."""
     try:
         return score(*args, **kwargs)
     except (ValueError, TypeError, OSError) as err:
-        raise user_error(err, names) from None
+        raise gr.Error(named(str(err), names), print_exception=False) from None
 
 
 def table_scored(score, labels, *args, **kwargs):
