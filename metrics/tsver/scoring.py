@@ -469,8 +469,7 @@ def aggregate(stats, strict=False, ev2r_aggregation="tsver"):
     check_aggregation(ev2r_aggregation)
     check_flag(strict, "strict")
     stats = list(stats)
-    if not all(isinstance(s, ItemStats) for s in stats):
-        raise not_item_stats(stats)
+    check_item_stats(stats)
     counted, in_tscs = _denominators(stats, strict)
     statuses = Counter(s.status for s in stats)
     result = {
@@ -492,11 +491,12 @@ def aggregate(stats, strict=False, ev2r_aggregation="tsver"):
     return result
 
 
-def not_item_stats(stats):
-    """The `TypeError` for the first element of `stats` that is not an `ItemStats`."""
-    index, item = next(((i, s) for i, s in enumerate(stats) if not isinstance(s, ItemStats)), (None, None))
-    return TypeError(f"example {index}: the statistics are {type(item).__name__} {shown(item)}; expected a "
-                     "tsver ItemStats (from item_stats)")
+def check_item_stats(stats):
+    """A `TypeError` naming the first element of `stats` that is not an `ItemStats`."""
+    for index, item in enumerate(stats):
+        if not isinstance(item, ItemStats):
+            raise TypeError(f"example {index}: the statistics are {type(item).__name__} {shown(item)}; expected "
+                            "a tsver ItemStats (from item_stats)")
 
 
 def _file_notes(over, defaulted):
