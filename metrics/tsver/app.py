@@ -13,6 +13,7 @@ import pandas as pd
 from benchscore.core import space
 from benchscore.tsver import files
 from benchscore.tsver import scoring
+from benchscore.tsver.cli import percent
 
 HERE = pathlib.Path(__file__).resolve().parent
 INPUTS = (
@@ -70,11 +71,6 @@ def _options(strict=False, ev2r_aggregation="tsver"):
     return {"strict": bool(strict), "ev2r_aggregation": ev2r_aggregation}
 
 
-def _span(text):
-    start, end = text.strip().split("-")
-    return {"from": int(start), "to": int(end)}
-
-
 def _ranges(text, number, column):
     """'series: 2000-2004, 2010-2011; other: 1990-1999' -> {series: [{"from", "to"}, ...]}."""
     series = {}
@@ -83,7 +79,9 @@ def _ranges(text, number, column):
         try:
             if not colon or not name.strip():
                 raise ValueError
-            series.setdefault(name.strip(), []).extend(_span(span) for span in spans.split(","))
+            for span in spans.split(","):
+                start, end = span.split("-")  # int() ignores the spaces around each year
+                series.setdefault(name.strip(), []).append({"from": int(start), "to": int(end)})
         except ValueError:
             raise gr.Error(f"table row {number}: {column} {part.strip()!r} is not 'series: from-to[, from-to]'; "
                            "e.g. 'rainfall: 2000-2004; co2: 2010-2011'", print_exception=False) from None
@@ -116,7 +114,7 @@ def score_table(table, strict=False, ev2r_aggregation="tsver"):
 
 def show(result, names):
     """Result dict -> (scores table, confusion matrix, bar chart data, signature, notes)."""
-    rows = [[name, space.number(result[key]), _percent(result[key])] for key, name in SCORES if key in result]
+    rows = [[name, space.number(result[key]), percent(result[key])] for key, name in SCORES if key in result]
     rows += [[name, str(result[key]), ""] for key, name in COUNTS if key in result]
     matrix = result["confusion_matrix"]
     confusion = pd.DataFrame([[label, *map(str, row)] for label, row in zip(scoring.LABELS, matrix)],
@@ -129,10 +127,6 @@ def show(result, names):
 
 # Uploaded or pasted official files (gold, predictions and, optionally, recorded Ev2R), read as the CLI reads them.
 score_files, score_text = space.file_scorers(INPUTS, files.score_files, show, _options)
-
-
-def _percent(value):
-    return "n/a" if value is None else f"{100 * value:.2f}"  # as the official table prints it
 
 
 def _options_widgets():

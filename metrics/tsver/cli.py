@@ -1,7 +1,7 @@
 """`benchscore tsver` (the official scorer's table, with validated input; the card's "How to use" shows
 its options) and `benchscore compare tsver`."""
 
-
+import functools
 import json
 import sys
 import warnings
@@ -64,7 +64,8 @@ def _http_judge(args):
                               progress=sys.stderr.isatty(), timeout=timeout)
 
 
-def _percent(x):
+def percent(x):
+    """A fraction as the official table prints it (x100, two decimals); "n/a" for None."""
     return "n/a" if x is None else f"{100 * x:.2f}"
 
 
@@ -93,11 +94,11 @@ def table_lines(result):
              f"   • Signature: {result['signature']}"]
     if "n_ev2r_judged" in result:
         lines.append(f"   • Ev2R: {result['n_ev2r_judged']} claims judged, {result['n_ev2r_failed']} judge failures; "
-                     f"P {_percent(result['ev2r_precision'])}, R {_percent(result['ev2r_recall'])}")
+                     f"P {percent(result['ev2r_precision'])}, R {percent(result['ev2r_recall'])}")
     lines += ["", "", "🎯 Performance Metrics:",
               f"| {'Metric'.ljust(METRIC_WIDTH)} |   Score (%) |",
               f"|:{'-' * METRIC_WIDTH}-|------------:|"]
-    lines += [f"| {name.ljust(METRIC_WIDTH)} | {_percent(value).rjust(11)} |" for name, value in rows]
+    lines += [f"| {name.ljust(METRIC_WIDTH)} | {percent(value).rjust(11)} |" for name, value in rows]
     lines += ["", "", "🔍 Confusion Matrix:", *confusion_lines(result["confusion_matrix"]), "", "",
               "⚠️  Error Analysis:"]
     problems = [(result["n_errors"], "error prediction(s) (verdict \"error\": counted wrong)"),
@@ -144,9 +145,7 @@ def run_compare(args):
     warn("compare tsver", [w.message for w in caught])
     judge = "+".join(dict.fromkeys(name for _, name in scored))  # one judge name, or each system's
     options = {"strict": args.strict, "ev2r_aggregation": args.ev2r_aggregation}
-    return report_comparison(
-        args, [stats for stats, _ in scored],
-        lambda stats, *resampling: significance.confidence_intervals(stats, *resampling, **options),
-        lambda stats_a, stats_b, *resampling: significance.paired_test(stats_a, stats_b, *resampling, **options),
-        signature(args.strict, args.ev2r_aggregation, judge),
-    )
+    return report_comparison(args, [stats for stats, _ in scored],
+                             functools.partial(significance.confidence_intervals, **options),
+                             functools.partial(significance.paired_test, **options),
+                             signature(args.strict, args.ev2r_aggregation, judge))

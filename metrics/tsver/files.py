@@ -97,8 +97,7 @@ def read_recorded(path):
         if claim in first_line:
             warnings.warn(f"{path}:{number}: records claim {claim[:60]!r} again (first on line "
                           f"{first_line[claim]}); the later record is used", TSVerWarning, stacklevel=2)
-        else:
-            first_line[claim] = number
+        first_line.setdefault(claim, number)
         records[claim] = response
     return records
 

@@ -30,6 +30,7 @@ from benchscore.core.readers import at_line
 from benchscore.core.readers import parse_json
 from benchscore.tsver.scoring import EV2R_KEYS
 from benchscore.tsver.scoring import RATE_LIMITED
+from benchscore.tsver.scoring import defaulted_keys
 from benchscore.tsver.scoring import ev2r_counts
 
 try:
@@ -106,8 +107,7 @@ class RecordedJudge:
 
     def defaulted(self, claim):
         """The count keys the claim's record lacks (the official sum, and this judge, read them as 0)."""
-        record = self.records.get(claim)
-        return tuple(key for key in COUNT_KEYS if key not in record) if isinstance(record, Mapping) else ()
+        return defaulted_keys(self.records.get(claim))
 
     def __repr__(self):
         return f"RecordedJudge({len(self.records)} records)"
@@ -473,11 +473,9 @@ class OpenAIJudge:
             raise JudgeError(f"Ev2R judge not asked: no usable answer so far ({self._down})")
 
     def _note_failure(self, err):
-        """A failed attempt as a _Retry (its reason redacted). A Retry-After beyond the request deadline ends
-        the claim at once (rate limited): waiting longer is not ours to do. After ``max_retries + 1`` failed
-        attempts in a row with no usable answer ever (rate limits aside), the server is taken as down."""
+        """A failed attempt as a _Retry (its reason redacted), counted toward the limits the class docstring gives."""
         failure = err if isinstance(err, _Retry) else _Retry(self._redact(str(err)))
-        if failure.wait > self.timeout:
+        if failure.wait > self.timeout:  # waiting beyond the request deadline is not ours to do
             raise self._rate_limited(f"the server asks to wait {failure.wait:g} s (Retry-After), longer than the "
                                      f"{self.timeout:g} s request deadline: {failure}")
         with self._lock:
@@ -488,8 +486,7 @@ class OpenAIJudge:
         return failure
 
     def _rate_limited(self, message):
-        """A JudgeError for a claim the server kept rate-limiting; after RATE_LIMITED_CLAIMS such claims in a
-        row (no answer between them), the claims still to ask fail at once."""
+        """A JudgeError for a claim the server kept rate-limiting, counted toward RATE_LIMITED_CLAIMS."""
         with self._lock:
             self._limited_in_a_row += 1
         return JudgeError(f"{RATE_LIMITED}: {message}")

@@ -87,10 +87,18 @@ def _series_path(data_dir, series_id):
 
 
 def _csv_row(path, number, row, n_columns):
+    """One data line: the year, then a finite float or None (an empty cell) per country."""
     if len(row) != n_columns:
         found = "an empty line" if not row else f"{len(row)} comma-separated fields"
         raise at_line(path, number, f"found {found}; expected {n_columns} (as the header)")
-    return [_year(path, number, row[0])] + _values(path, number, row[1:])
+    year = _year(path, number, row[0])
+    try:
+        values = [float(v) if v else None for v in row[1:]]
+    except ValueError:
+        values = [math.nan]
+    if not all(v is None or math.isfinite(v) for v in values):
+        raise at_line(path, number, "a value is not a finite number; expected numbers or empty cells")
+    return [year, *values]
 
 
 def _year(path, number, text):
@@ -101,16 +109,6 @@ def _year(path, number, text):
     if year is None or not -2 ** 31 <= year < 2 ** 31:
         raise at_line(path, number, f"Date is {text[:40]!r}; expected an integer year")
     return year
-
-
-def _values(path, number, cells):
-    try:
-        values = [float(v) if v else None for v in cells]
-    except ValueError:
-        values = [math.nan]
-    if not all(v is None or math.isfinite(v) for v in values):
-        raise at_line(path, number, "a value is not a finite number; expected numbers or empty cells")
-    return values
 
 
 def _header(path, rows):

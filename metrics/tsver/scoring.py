@@ -9,6 +9,7 @@ included (the card lists them); every departure is a named option that enters `s
 import dataclasses
 import math
 from collections import Counter
+from collections.abc import Mapping
 
 import benchscore
 from benchscore.core.readers import at_example
@@ -213,7 +214,7 @@ def ranges_from_rows(rows, where="time_series"):
     for row in rows:
         if row["series"] in series:
             raise ValueError(f"{where}: series {row['series']!r} appears twice; list each series once "
-                             f"with all its ranges")
+                             "with all its ranges")
         series[row["series"]] = row["ranges"]  # read, never changed
     return series
 
@@ -305,7 +306,7 @@ def claim_item(gold_verdict, gold_series, prediction, ev2r=None, ev2r_failure=No
 
 def defaulted_keys(record):
     """The count keys a judge record lacks (the official sum reads them as 0)."""
-    return tuple(key for key in EV2R_KEYS if key not in record) if isinstance(record, dict) else ()
+    return tuple(key for key in EV2R_KEYS if key not in record) if isinstance(record, Mapping) else ()
 
 
 def item_stats(gold, predictions, ev2r=None):
@@ -468,8 +469,7 @@ def aggregate(stats, strict=False, ev2r_aggregation="tsver"):
     check_aggregation(ev2r_aggregation)
     check_flag(strict, "strict")
     stats = list(stats)
-    if not all(isinstance(s, ItemStats) for s in stats):
-        raise not_item_stats(stats)
+    check_item_stats(stats)
     counted, in_tscs = _denominators(stats, strict)
     statuses = Counter(s.status for s in stats)
     result = {
@@ -491,11 +491,12 @@ def aggregate(stats, strict=False, ev2r_aggregation="tsver"):
     return result
 
 
-def not_item_stats(stats):
-    """The `TypeError` for the first element of `stats` that is not an `ItemStats`."""
-    index, item = next(((i, s) for i, s in enumerate(stats) if not isinstance(s, ItemStats)), (None, None))
-    return TypeError(f"example {index}: the statistics are {type(item).__name__} {shown(item)}; expected a "
-                     "tsver ItemStats (from item_stats)")
+def check_item_stats(stats):
+    """A `TypeError` naming the first element of `stats` that is not an `ItemStats`."""
+    for index, item in enumerate(stats):
+        if not isinstance(item, ItemStats):
+            raise TypeError(f"example {index}: the statistics are {type(item).__name__} {shown(item)}; expected "
+                            "a tsver ItemStats (from item_stats)")
 
 
 def _file_notes(over, defaulted):

@@ -144,7 +144,6 @@ def add_confidence(result, stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SE
                    strict=False, ev2r_aggregation="tsver"):
     """Adds "extension_confidence_intervals" {name: {"low", "high"}} to a result of `stats` and names them
     in its signature; no Ev2R interval where the Ev2R sums a whole recorded file (`scoring.file_ev2r`)."""
-
     options = (n_resamples, seed, level)
     results = confidence_intervals(stats, *options, strict=strict, ev2r_aggregation=ev2r_aggregation)
     if "n_ev2r_records" in result:
