@@ -144,9 +144,8 @@ def _check_one_id_type(values, start, first):
     """`first` = (kind, index) of the first typed question_id seen; an error at the first of another type
     ("1" and 1 would be one question once stored as text). None and bad values are left to `_text`."""
     for index, value in enumerate(values, start):
-        is_int = isinstance(value, int) and not isinstance(value, bool) and value.bit_length() <= 64
-        if is_int or isinstance(value, str):
-            kind = "an int" if is_int else "a string"
+        if value is not None:
+            kind = "a string" if isinstance(value, str) else "an int"
             first = first or (kind, index)
             if kind != first[0]:
                 raise at_example(index, f"question_id is {shown(value)} ({kind}) but example {first[1]} gave "
@@ -170,9 +169,9 @@ class Mctaco(metric.BenchscoreMetric):
 
     def _prepare(self, batch, start):
         """Every example checked once: labels as booleans, a question key, a category name ("" = not given)."""
+        prepared = {name: _checked(name, batch[name], start) for name in CHECKS}
         first = None if start == 0 else getattr(self, "_first_id_type", None)
         self._first_id_type = _check_one_id_type(batch["question_id"], start, first)
-        prepared = {name: _checked(name, batch[name], start) for name in CHECKS}
         for i, qid, sentence, question in zip(range(start, start + len(batch["predictions"])),
                                               prepared["question_id"], prepared["sentence"], prepared["question"]):
             if not qid and not (sentence and question):
