@@ -48,11 +48,10 @@ score_files, score_text = space.file_scorers(INPUTS, files.score_files, show)
 def score_table(table):
     """The editable table: one candidate per row; the question text (or any id) groups candidates."""
     rows = space.table_rows(table, len(TABLE_HEADERS))
-    for number, row in enumerate(rows, start=1):
-        for name, value in zip(TABLE_HEADERS[:4], row):
-            if not value and name != "answer":
-                raise gr.Error(f"table row {number}: {name} is empty; expected a value in every row")
     questions, _, gold, predictions, categories = zip(*rows)
+    for name, column in (("question", questions), ("gold", gold), ("prediction", predictions)):
+        if not all(column):
+            raise gr.Error(f"table row {column.index('') + 1}: {name} is empty; expected a value in every row")
     if any(categories) and not all(categories):
         raise gr.Error(f"table row {categories.index('') + 1}: category is empty; give a category in every row or none")
     labels = [f"table row {number}" for number in range(1, len(rows) + 1)]

@@ -1,7 +1,5 @@
 """MC-TACO's files -> checked rows and per-question statistics: the one read path (CLI, compare, loader,
-Space), so a bad file gets the same `FILE:LINE:` message everywhere. The gold TSV is read strictly (the
-official labels and category names; one category per question); prediction labels are "yes"/"no" in
-any case, with a warning when one is not exact (the official evaluator compares exact strings).
+Space), so a bad file gets the same `FILE:LINE:` message everywhere.
 """
 
 from benchscore import data

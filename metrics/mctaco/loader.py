@@ -17,13 +17,11 @@ FEATURES = datasets.Features({**{name: datasets.Value("string") for name in ("se
 
 
 def _columns(rows, split):
-    """Column lists of checked rows; labels and categories as the ClassLabel ids."""
+    """Column lists of checked rows, with `question_id` (the ClassLabel features make labels and categories ids)."""
     question_ids = {}
     for row in rows:
         key = scoring.question_key(row["sentence"], row["question"])
         row["question_id"] = question_ids.setdefault(key, f"{split}-{len(question_ids):04d}")
-        row["label"] = scoring.LABELS.index(row["label"])
-        row["category"] = scoring.CATEGORIES.index(row["category"])
     return {name: [row[name] for row in rows] for name in FEATURES}
 
 

@@ -112,41 +112,39 @@ def _category(value, index):
     return _text(value, index, "category")
 
 
-# feature -> check(value, index) of one example
-CHECKS = {
-    "predictions": functools.partial(scoring.to_yes, field="prediction"),
-    "references": functools.partial(scoring.to_yes, field="reference"),
-    "question_id": functools.partial(_text, field="question_id", numbers=True),
-    "sentence": functools.partial(_text, field="sentence"),
-    "question": functools.partial(_text, field="question"),
-    "category": _category,
-}
 # The values most inputs hold, by type and value (so 1.0, which equals 1, is not among them): the
 # official labels, the loader's ClassLabel ids, booleans, None for a feature not given.
 LABEL_IDS = {(str, "yes"): True, (str, "no"): False, (int, 1): True, (int, 0): False, (bool, True): True,
              (bool, False): False}
 NOT_GIVEN = {(type(None), None): ""}
-COMMON = {"predictions": LABEL_IDS, "references": LABEL_IDS, "question_id": NOT_GIVEN, "sentence": NOT_GIVEN,
-          "question": NOT_GIVEN, "category": {**NOT_GIVEN, **{(int, i): c for i, c in enumerate(scoring.CATEGORIES)}}}
+# feature -> (its common values as stored, the check(value, index) of any other value)
+COLUMNS = {
+    "predictions": (LABEL_IDS, functools.partial(scoring.to_yes, field="prediction")),
+    "references": (LABEL_IDS, functools.partial(scoring.to_yes, field="reference")),
+    "question_id": (NOT_GIVEN, functools.partial(_text, field="question_id", numbers=True)),
+    "sentence": (NOT_GIVEN, functools.partial(_text, field="sentence")),
+    "question": (NOT_GIVEN, functools.partial(_text, field="question")),
+    "category": ({**NOT_GIVEN, **{(int, i): c for i, c in enumerate(scoring.CATEGORIES)}}, _category),
+}
 
 
 def _checked(name, values, start):
-    """`CHECKS[name]` on every value; a column of plain strings or `COMMON` values in one pass."""
-    if name not in ("predictions", "references") and all(type(value) is str for value in values):
+    """`COLUMNS[name]`'s check on every value; a column of plain strings or of common values in one pass."""
+    common, check = COLUMNS[name]
+    if common is not LABEL_IDS and all(type(value) is str for value in values):
         return values
     try:
-        return [COMMON[name][type(value), value] for value in values]
+        return [common[type(value), value] for value in values]
     except (KeyError, TypeError):  # some value is not a common one: checked one by one
-        return [CHECKS[name](value, index) for index, value in enumerate(values, start)]
+        return [check(value, index) for index, value in enumerate(values, start)]
 
 
 def _check_one_id_type(values, start, first):
     """`first` = (kind, index) of the first typed question_id seen; an error at the first of another type
     ("1" and 1 would be one question once stored as text). None and bad values are left to `_text`."""
     for index, value in enumerate(values, start):
-        is_int = isinstance(value, int) and not isinstance(value, bool) and value.bit_length() <= 64
-        if is_int or isinstance(value, str):
-            kind = "an int" if is_int else "a string"
+        if value is not None:
+            kind = "a string" if isinstance(value, str) else "an int"
             first = first or (kind, index)
             if kind != first[0]:
                 raise at_example(index, f"question_id is {shown(value)} ({kind}) but example {first[1]} gave "
@@ -170,9 +168,9 @@ class Mctaco(metric.BenchscoreMetric):
 
     def _prepare(self, batch, start):
         """Every example checked once: labels as booleans, a question key, a category name ("" = not given)."""
+        prepared = {name: _checked(name, batch[name], start) for name in COLUMNS}
         first = None if start == 0 else getattr(self, "_first_id_type", None)
         self._first_id_type = _check_one_id_type(batch["question_id"], start, first)
-        prepared = {name: _checked(name, batch[name], start) for name in CHECKS}
         for i, qid, sentence, question in zip(range(start, start + len(batch["predictions"])),
                                               prepared["question_id"], prepared["sentence"], prepared["question"]):
             if not qid and not (sentence and question):

@@ -77,7 +77,7 @@ def check_inputs(predictions, references, question_keys, categories=None):
         if not isinstance(key, (str, int)) or isinstance(key, bool):
             raise at_example(i, f"question key is {shown(key)}; expected a string or an integer")
     check_categories(question_keys, categories)
-    return predicted, gold, question_keys, categories
+    return predicted, gold
 
 
 def check_categories(question_keys, categories):
@@ -86,20 +86,18 @@ def check_categories(question_keys, categories):
         return
     first = {}  # key -> the category of its first row
     for i, (key, category) in enumerate(zip(question_keys, categories)):
+        if key not in first and category not in CATEGORIES:  # one test per question, not per row
+            raise at_example(i, f"category is {shown(category)}; expected one of {CATEGORIES}")
         if first.setdefault(key, category) != category:
             raise at_example(i, f"category {shown(category)} differs from {shown(first[key])} given earlier for the "
                                 f"same question {shown(key)}; expected one category per question")
-    if not all(category in CATEGORIES for category in first.values()):  # one test per question, not per row
-        i, category = next((i, c) for i, c in enumerate(categories) if c not in CATEGORIES)
-        raise at_example(i, f"category is {shown(category)}; expected one of {CATEGORIES}")
 
 
 def item_stats(predictions, references, question_keys, categories=None, check_input=True):
     """`ItemStats` per question, in first-appearance order of `question_keys` (one per row, see `question_key`);
     `check_input=False` skips `check_inputs` for rows already checked (labels as booleans), as scikit-learn's."""
     if check_input:
-        predictions, references, question_keys, categories = check_inputs(
-            predictions, references, question_keys, categories)
+        predictions, references = check_inputs(predictions, references, question_keys, categories)
     if categories is None:
         categories = [None] * len(question_keys)
     counts = {}  # key -> [category, n_candidates, n_correct, tp, n_pred_yes, n_gold_yes]; dicts keep insertion order

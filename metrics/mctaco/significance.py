@@ -31,7 +31,6 @@ def _estimates(stats):
 def confidence_intervals(stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
     """Percentile bootstrap over questions: {"em": {"estimate", "low", "high"}, "f1": {...}}; a slice's stats
     are resampled within the slice."""
-    resampling.check_options(n_resamples, seed, level)
     return resampling.intervals(item_values(stats), statistic, _estimates(stats), n_resamples, seed, level)
 
 
@@ -56,7 +55,6 @@ def check_same_questions(stats_a, stats_b):
 def paired_test(stats_a, stats_b, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
     """Paired bootstrap and approximate randomization of B against A over the same questions: {"em": {"a",
     "b", "difference" (b - a), "low", "high" (its interval), "p_bootstrap", "p_randomization"}, "f1": ...}."""
-    resampling.check_options(n_resamples, seed, level)
     check_same_questions(stats_a, stats_b)
     return resampling.paired(item_values(stats_a), item_values(stats_b), statistic, _estimates(stats_a),
                              _estimates(stats_b), n_resamples, seed, level)

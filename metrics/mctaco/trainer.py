@@ -74,26 +74,24 @@ class MctacoComputeMetrics(ComputeMetricsBase):
             if column is not None and column not in eval_dataset.column_names:
                 raise ValueError(f"the eval dataset has no column {column!r} (it has {eval_dataset.column_names}); "
                                  "load it with benchscore.mctaco.loader, or name the column")
-        self.question_ids = list(eval_dataset[question_id_column])
-        self.references = [to_yes_id(value, row) for row, value in enumerate(eval_dataset[label_column])]
-        self.categories = None if category_column is None else list(eval_dataset[category_column])
-        super().__init__(len(self.question_ids), metric, compute_kwargs)
+        self.gold = {"references": [to_yes_id(value, row) for row, value in enumerate(eval_dataset[label_column])],
+                     "question_id": list(eval_dataset[question_id_column])}
+        if category_column is not None:
+            self.gold["category"] = list(eval_dataset[category_column])
+        super().__init__(len(eval_dataset), metric, compute_kwargs)
 
     def _inputs(self, eval_pred, start):
         predictions = yes_from_logits(eval_pred.predictions, start)
         label_ids = to_numpy(eval_pred.label_ids).reshape(-1)
         self._check_rows(start, len(predictions), len(label_ids))
+        references, question_ids = self.gold["references"], self.gold["question_id"]
         for row, label_id in enumerate(label_ids, start):
-            if int(label_id) != self.references[row]:
-                raise ValueError(f"row {row} (question_id {self.question_ids[row]!r}): the Trainer's label id is "
-                                 f"{int(label_id)} but the eval dataset's label is {self.references[row]}; the "
+            if int(label_id) != references[row]:
+                raise ValueError(f"row {row} (question_id {question_ids[row]!r}): the Trainer's label id is "
+                                 f"{int(label_id)} but the eval dataset's label is {references[row]}; the "
                                  "predictions are not in the dataset's order (same dataset, unshuffled, expected)")
         rows = slice(start, start + len(predictions))
-        inputs = {"predictions": [int(yes) for yes in predictions], "references": self.references[rows],
-                  "question_id": self.question_ids[rows]}
-        if self.categories is not None:
-            inputs["category"] = self.categories[rows]
-        return inputs
+        return {"predictions": predictions.tolist(), **{name: column[rows] for name, column in self.gold.items()}}
 
 
 def compute_metrics_for(eval_dataset, metric=None, question_id_column="question_id", label_column="label",
