@@ -15,7 +15,6 @@ from benchscore.core.resampling import DEFAULT_RESAMPLES
 from benchscore.core.resampling import DEFAULT_SEED
 from benchscore.core.resampling import as_values
 from benchscore.core.resampling import bounds
-from benchscore.core.resampling import check_options
 from benchscore.core.resampling import intervals
 from benchscore.core.resampling import paired
 from benchscore.core.resampling import signature_part
@@ -109,7 +108,6 @@ def confidence_intervals(stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED
                          strict=False, ev2r_aggregation="tsver"):
     """Percentile bootstrap over claims: {name: {"estimate", "low", "high"}} per headline number, the
     estimate being `aggregate`'s; for a slice, pass that slice's stats."""
-    check_options(n_resamples, seed, level)
     names = _headline(stats)
     numbers = functools.partial(statistic, ev2r_aggregation=ev2r_aggregation, with_ev2r="ev2r_f1" in names)
     return intervals(item_values(stats, strict, ev2r_aggregation), numbers,
@@ -131,7 +129,6 @@ def paired_test(stats_a, stats_b, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SE
                 strict=False, ev2r_aggregation="tsver"):
     """Paired bootstrap and approximate randomization of B against A over the same claims: {name: {"a",
     "b", "difference" (b - a), "low", "high", "p_bootstrap", "p_randomization"}}; Ev2R only if both were judged."""
-    check_options(n_resamples, seed, level)
     check_same_claims(stats_a, stats_b)
     names = tuple(name for name in _headline(stats_a) if name in _headline(stats_b))
     numbers = functools.partial(statistic, ev2r_aggregation=ev2r_aggregation, with_ev2r="ev2r_f1" in names)
