@@ -392,15 +392,20 @@ class PairResult(NamedTuple):
     score: float
 
 
+def _totals(counts, at):
+    """nervaluate's possible, actual and matched of the five counts (`KINDS`) from `counts[at]` on: partial
+    matches get half credit in Ent_type and Partial."""
+    correct, incorrect, partial, missed, spurious = counts[at : at + 5]
+    matched = correct + 0.5 * partial if at % 20 < 10 else correct
+    return correct + incorrect + partial + missed, correct + incorrect + partial + spurious, matched
+
+
 @lru_cache(maxsize=1 << 12)  # pairs repeat the same count patterns (e.g. all missed and spurious)
 def _pair_rates(counts):
     """Per group and scheme, nervaluate's P and R, then the script's F1; the int 0 where a denominator is 0."""
     rates = []
     for at in range(0, len(counts), 5):
-        correct, incorrect, partial, missed, spurious = counts[at : at + 5]
-        possible = correct + incorrect + partial + missed
-        actual = correct + incorrect + partial + spurious
-        matched = correct + 0.5 * partial if at % 20 < 10 else correct  # half credit: Ent_type, Partial
+        possible, actual, matched = _totals(counts, at)
         precision = matched / actual if actual > 0 else 0
         recall = matched / possible if possible > 0 else 0
         rates += (precision, recall, 2 * precision * recall / (precision + recall) if precision + recall != 0 else 0)
@@ -793,10 +798,7 @@ def aggregate(stats):
 
     def block(group, scheme):
         at = (group * 4 + scheme) * 5
-        correct, incorrect, partial, missed, spurious = counts[at : at + 5]
-        possible = correct + incorrect + partial + missed
-        actual = correct + incorrect + partial + spurious
-        matched = correct + partial if scheme < 2 else correct
+        possible, actual, matched = _totals(counts, at)
         result = dict(zip(KINDS, counts[at : at + 5]))
         result.update(Possible=possible, Actual=actual)
         # A per-pair rate is the int 0 exactly when its denominator (summed here) or its numerator is 0.
@@ -829,13 +831,18 @@ def score(references_per_entry, candidates_per_entry):
     return result
 
 
-def breakdown(stats, keys):
-    """Extension (not in the official script): `{key: aggregate(entries with that key)}`, e.g. per
-    category or per number of reference triples; keys sorted (None last)."""
+def grouped(stats, keys):
+    """`{key: the entries with that key}` (one key per entry), keys sorted (None last)."""
     stats, keys = checked_stats(stats), list(keys)
     if len(stats) != len(keys):
         raise ValueError(f"{len(keys)} breakdown keys for {len(stats)} entries; expected one key per entry")
     groups = {}
     for entry, key in zip(stats, keys):
         groups.setdefault(key, []).append(entry)
-    return {key: aggregate(groups[key]) for key in sorted(groups, key=lambda key: (key is None, key))}
+    return {key: groups[key] for key in sorted(groups, key=lambda key: (key is None, key))}
+
+
+def breakdown(stats, keys):
+    """Extension (not in the official script): `{key: aggregate(entries with that key)}` in `grouped`'s
+    order, e.g. per category or per number of reference triples."""
+    return {key: aggregate(group) for key, group in grouped(stats, keys).items()}
