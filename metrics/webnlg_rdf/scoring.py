@@ -342,8 +342,6 @@ _EXACT_HIT = (CORRECT, CORRECT, CORRECT, CORRECT)
 _SAME_BOUNDS_OTHER_LABEL = (INCORRECT, CORRECT, INCORRECT, CORRECT)
 _OVERLAP_SAME_LABEL = (CORRECT, PARTIAL, INCORRECT, INCORRECT)
 _OVERLAP_OTHER_LABEL = (INCORRECT, PARTIAL, INCORRECT, INCORRECT)
-
-
 _MISSED, _SPURIOUS = (MISSED,) * 4, (SPURIOUS,) * 4
 
 
@@ -547,8 +545,8 @@ class ItemStats:
 
 
 class EntryError(InputError):
-    """An entry that cannot be scored. `side` ("reference", "candidate" or None for the whole entry)
-    and `triple` (its index, or None) say where, so that a file reader can name the line."""
+    """An entry that cannot be scored. `side` ("reference", "candidate", None for the whole entry or "entries"
+    for the entries up to it) and `triple` (its index, or None) say where, so that a file reader can name the line."""
 
     def __init__(self, message, side=None, triple=None):
         super().__init__(message)
@@ -643,23 +641,27 @@ def _cells(ref, cand):
     return sum(a * b for a, b in itertools.zip_longest(*sizes, fillvalue=1))
 
 
-def check_cost(references_per_entry, candidates_per_entry, limit=MAX_COST):
+def check_cost(references_per_entry, candidates_per_entry, limit=MAX_COST, located=None):
     """The work units of these entries (paired by position), counted before anything is scored;
-    `EntryError` naming the example where the running total passes `limit`. Returns the total."""
+    `EntryError` naming the example where the running total passes `limit`. Returns the total.
+    `located(index, err)`, when given, makes the error raised for entry `index` from an `EntryError`
+    without "example N: " (side "entries" for the running total): a file reader names the line."""
     seen, total = set(), 0
     for index, (references, candidates) in enumerate(zip(references_per_entry, candidates_per_entry)):
-        total += tokenizing_cost(references, candidates, seen, index)
-        if total <= limit:  # (tokenizing is what the first count bounds)
-            total += scoring_cost(references, candidates, index)
-        if total > limit:
-            raise EntryError(f"example {index}: {over_budget(index, total, limit)}")
+        example = None if located else index
+        try:
+            total += tokenizing_cost(references, candidates, seen, example)
+            if total <= limit:  # (tokenizing is what the first count bounds)
+                total += scoring_cost(references, candidates, example)
+            if total > limit:
+                raise EntryError(f"{_where(example)}entries 0 to {index} need {total:,} work units to score; expected "
+                                 f"at most {limit:,} at once (a limit of this scorer, a few seconds of work; split "
+                                 "the file or score it with the library)", "entries")
+        except EntryError as err:
+            if located:
+                raise located(index, err) from None
+            raise
     return total
-
-
-def over_budget(index, total, limit):
-    """The message for a running cost past the limit at entry `index`."""
-    return (f"entries 0 to {index} need {total:,} work units to score; expected at most {limit:,} at once (a limit "
-            "of this scorer, a few seconds of work; split the file or score it with the library)")
 
 
 def quirks(references, candidates, refs, cands):
