@@ -18,8 +18,7 @@ INPUTS = (
     space.FileInput("Reference XML", (".xml",), "references-file", "references.xml"),
     space.FileInput("Candidate XML", (".xml",), "candidates-file", "candidates.xml"),
 )
-RATE_HEADERS = ["Precision", "Recall", "F1"]
-RESULT_HEADERS = ["scores", "scheme", *RATE_HEADERS, "Correct", "Incorrect", "Partial", "Missed", "Spurious"]
+RESULT_HEADERS = ["scores", "scheme", *scoring.RATES, *scoring.KINDS]
 BREAKDOWN_HEADERS = ["slice", *scoring.SCHEMES, "Exact_match"]
 BREAKDOWNS = ("category", "size")
 TIME_LIMIT = 10  # seconds of scoring per upload or paste (files are bounded by `scoring.MAX_COST` first)
@@ -41,7 +40,7 @@ def _options(by=BREAKDOWNS):
 
 
 def _table_entries(rows):
-    """{entry: {"reference": [...], "candidate": [...]}} in first-appearance order."""
+    """(labels, references, candidates) of the table's entries, in first-appearance order."""
     entries = {}
     for number, (entry, side, triple) in enumerate(rows, start=1):
         for name, value in zip(TABLE_HEADERS, (entry, side, triple)):
@@ -49,16 +48,14 @@ def _table_entries(rows):
                 raise gr.Error(f"table row {number}: {name} is empty; expected a value in every row")
         if side not in SIDES:
             raise gr.Error(f"table row {number}: side is {side!r}; expected 'reference' or 'candidate'")
-        entries.setdefault(entry, {side: [] for side in SIDES})[side].append(triple)
-    return entries
+        entries.setdefault(entry, ([], []))[SIDES.index(side)].append(triple)
+    return [f"table entry {name!r}" for name in entries], *zip(*entries.values())
 
 
 def score_table(table, by=()):
     """The editable table: one triple per row, reference or candidate, grouped by entry (the breakdown
     options, passed to every tab, apply to files only: the table has no categories)."""
-    entries = _table_entries(space.table_rows(table, len(TABLE_HEADERS)))
-    labels = [f"table entry {name!r}" for name in entries]
-    references, candidates = [e["reference"] for e in entries.values()], [e["candidate"] for e in entries.values()]
+    labels, references, candidates = _table_entries(space.table_rows(table, len(TABLE_HEADERS)))
     space.table_scored(scoring.check_cost, labels, references, candidates)
     result = space.table_scored(scoring.score, labels, references, candidates)
     result["signature"] = scoring.signature()
@@ -68,12 +65,10 @@ def score_table(table, by=()):
 def _official_rows(result):
     rows = []
     for title, schemes in [("Total_scores", result["Total_scores"]), *result["Scores_per_tag"].items()]:
-        for scheme in scoring.SCHEMES:
-            cell = schemes[scheme]
-            rows.append([title, scheme, *(space.number(cell[rate]) for rate in RATE_HEADERS),
-                         *(cell[kind] for kind in RESULT_HEADERS[5:])])
-    rows.append(["Exact_match", "", *(space.number(result["Exact_match"][rate]) for rate in RATE_HEADERS), *[""] * 5])
-    return rows
+        rows += [[title, scheme, *(space.number(cell[rate]) for rate in scoring.RATES),
+                  *(cell[kind] for kind in scoring.KINDS)] for scheme, cell in schemes.items()]
+    exact = result["Exact_match"]
+    return rows + [["Exact_match", "", *(space.number(exact[rate]) for rate in scoring.RATES), *[""] * 5]]
 
 
 def _breakdown_rows(result):

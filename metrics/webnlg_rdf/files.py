@@ -187,28 +187,21 @@ def read_pair(reference_path, candidate_path, warnings=None):
     return references, candidates
 
 
-def _located(err, index, reference_path, candidate_path, reference, candidate):
+def _located(reference_path, candidate_path, references, candidates, index, err):
     """An `EntryError` of entry `index` at the line of the triple it blames (else the candidate entry)."""
-    path, row = (reference_path, reference) if err.side == "reference" else (candidate_path, candidate)
+    reference = references[index]
+    path, row = (reference_path, reference) if err.side == "reference" else (candidate_path, candidates[index])
     line = row["line"] if err.triple is None or err.triple >= len(row["triple_lines"]) else row["triple_lines"][err.triple]
     eid = "" if reference["eid"] is None else f" (reference eid {reference['eid']!r})"
-    return at_line(path, line, f"entry {index}{eid}: {err}")
+    where = "" if err.side == "entries" else f"entry {index}{eid}: "  # (the running total names its entries)
+    return at_line(path, line, f"{where}{err}")
 
 
 def check_cost(reference_path, candidate_path, references, candidates, limit=scoring.MAX_COST):
     """Refuses, before scoring, files whose entries need more than `limit` work units (`scoring.check_cost`),
     at the line of the entry where the running total passes it."""
-    seen, total = set(), 0
-    for index, (reference, candidate) in enumerate(zip(references, candidates)):
-        try:
-            total += scoring.tokenizing_cost(reference["triples"], candidate["triples"], seen)
-            if total <= limit:
-                total += scoring.scoring_cost(reference["triples"], candidate["triples"])
-        except EntryError as err:
-            raise _located(err, index, reference_path, candidate_path, reference, candidate) from None
-        if total > limit:
-            raise at_line(candidate_path, candidate["line"], scoring.over_budget(index, total, limit))
-    return total
+    return scoring.check_cost([row["triples"] for row in references], [row["triples"] for row in candidates], limit,
+                              partial(_located, reference_path, candidate_path, references, candidates))
 
 
 def _check_time(deadline, time_limit, index, total, path, candidate):
@@ -235,7 +228,7 @@ def file_stats(reference_path, candidate_path, warnings=None, progress=None, tim
         try:
             stats.append(item_stats(reference["triples"], candidate["triples"]))
         except EntryError as err:
-            raise _located(err, index, reference_path, candidate_path, reference, candidate) from None
+            raise _located(reference_path, candidate_path, references, candidates, index, err) from None
         for side, triple, message in stats[-1].warnings:  # each at the line of its triple
             path, row = (reference_path, reference) if side == "reference" else (candidate_path, candidate)
             found.append(f"{path}:{row['triple_lines'][triple]}: entry {index}: {message}")

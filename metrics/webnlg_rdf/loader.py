@@ -7,8 +7,6 @@ parsing, pairing and `FILE:LINE:` errors as the CLI and the Space).
 
 from benchscore.webnlg_rdf import files
 
-_ROW_KEYS = {"references": "triples"}  # column -> key of `files.read_references`'s rows, where they differ
-
 
 def dataset_features(with_predictions=True):
     """The explicit `datasets.Features` of `load_dataset`'s rows. (`datasets` is imported here, not at
@@ -34,12 +32,9 @@ def load_dataset(references_path, candidates_path=None):
     from datasets import Dataset
 
     if candidates_path is None:
-        references, candidates = files.read_references(references_path), None
+        rows = [{**row, "references": row["triples"]} for row in files.read_references(references_path)]
     else:
-        references, candidates = files.read_pair(references_path, candidates_path)
-    features = dataset_features(with_predictions=candidates is not None)
-    columns = {name: [row[_ROW_KEYS.get(name, name)] for row in references]
-               for name in features if name != "predictions"}
-    if candidates is not None:
-        columns["predictions"] = [row["triples"] for row in candidates]
-    return Dataset.from_dict({name: columns[name] for name in features}, features=features)
+        rows = [{**reference, "references": reference["triples"], "predictions": candidate["triples"]}
+                for reference, candidate in zip(*files.read_pair(references_path, candidates_path))]
+    features = dataset_features(with_predictions=candidates_path is not None)
+    return Dataset.from_dict({name: [row[name] for row in rows] for name in features}, features=features)

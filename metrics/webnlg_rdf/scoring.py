@@ -342,8 +342,6 @@ _EXACT_HIT = (CORRECT, CORRECT, CORRECT, CORRECT)
 _SAME_BOUNDS_OTHER_LABEL = (INCORRECT, CORRECT, INCORRECT, CORRECT)
 _OVERLAP_SAME_LABEL = (CORRECT, PARTIAL, INCORRECT, INCORRECT)
 _OVERLAP_OTHER_LABEL = (INCORRECT, PARTIAL, INCORRECT, INCORRECT)
-
-
 _MISSED, _SPURIOUS = (MISSED,) * 4, (SPURIOUS,) * 4
 
 
@@ -392,15 +390,20 @@ class PairResult(NamedTuple):
     score: float
 
 
+def _totals(counts, at):
+    """nervaluate's possible, actual and matched of the five counts (`KINDS`) from `counts[at]` on: partial
+    matches get half credit in Ent_type and Partial."""
+    correct, incorrect, partial, missed, spurious = counts[at : at + 5]
+    matched = correct + 0.5 * partial if at % 20 < 10 else correct
+    return correct + incorrect + partial + missed, correct + incorrect + partial + spurious, matched
+
+
 @lru_cache(maxsize=1 << 12)  # pairs repeat the same count patterns (e.g. all missed and spurious)
 def _pair_rates(counts):
     """Per group and scheme, nervaluate's P and R, then the script's F1; the int 0 where a denominator is 0."""
     rates = []
     for at in range(0, len(counts), 5):
-        correct, incorrect, partial, missed, spurious = counts[at : at + 5]
-        possible = correct + incorrect + partial + missed
-        actual = correct + incorrect + partial + spurious
-        matched = correct + 0.5 * partial if at % 20 < 10 else correct  # half credit: Ent_type, Partial
+        possible, actual, matched = _totals(counts, at)
         precision = matched / actual if actual > 0 else 0
         recall = matched / possible if possible > 0 else 0
         rates += (precision, recall, 2 * precision * recall / (precision + recall) if precision + recall != 0 else 0)
@@ -542,8 +545,8 @@ class ItemStats:
 
 
 class EntryError(InputError):
-    """An entry that cannot be scored. `side` ("reference", "candidate" or None for the whole entry)
-    and `triple` (its index, or None) say where, so that a file reader can name the line."""
+    """An entry that cannot be scored. `side` ("reference", "candidate", None for the whole entry or "entries"
+    for the entries up to it) and `triple` (its index, or None) say where, so that a file reader can name the line."""
 
     def __init__(self, message, side=None, triple=None):
         super().__init__(message)
@@ -638,23 +641,27 @@ def _cells(ref, cand):
     return sum(a * b for a, b in itertools.zip_longest(*sizes, fillvalue=1))
 
 
-def check_cost(references_per_entry, candidates_per_entry, limit=MAX_COST):
+def check_cost(references_per_entry, candidates_per_entry, limit=MAX_COST, located=None):
     """The work units of these entries (paired by position), counted before anything is scored;
-    `EntryError` naming the example where the running total passes `limit`. Returns the total."""
+    `EntryError` naming the example where the running total passes `limit`. Returns the total.
+    `located(index, err)`, when given, makes the error raised for entry `index` from an `EntryError`
+    without "example N: " (side "entries" for the running total): a file reader names the line."""
     seen, total = set(), 0
     for index, (references, candidates) in enumerate(zip(references_per_entry, candidates_per_entry)):
-        total += tokenizing_cost(references, candidates, seen, index)
-        if total <= limit:  # (tokenizing is what the first count bounds)
-            total += scoring_cost(references, candidates, index)
-        if total > limit:
-            raise EntryError(f"example {index}: {over_budget(index, total, limit)}")
+        example = None if located else index
+        try:
+            total += tokenizing_cost(references, candidates, seen, example)
+            if total <= limit:  # (tokenizing is what the first count bounds)
+                total += scoring_cost(references, candidates, example)
+            if total > limit:
+                raise EntryError(f"{_where(example)}entries 0 to {index} need {total:,} work units to score; expected "
+                                 f"at most {limit:,} at once (a limit of this scorer, a few seconds of work; split "
+                                 "the file or score it with the library)", "entries")
+        except EntryError as err:
+            if located:
+                raise located(index, err) from None
+            raise
     return total
-
-
-def over_budget(index, total, limit):
-    """The message for a running cost past the limit at entry `index`."""
-    return (f"entries 0 to {index} need {total:,} work units to score; expected at most {limit:,} at once (a limit "
-            "of this scorer, a few seconds of work; split the file or score it with the library)")
 
 
 def quirks(references, candidates, refs, cands):
@@ -793,10 +800,7 @@ def aggregate(stats):
 
     def block(group, scheme):
         at = (group * 4 + scheme) * 5
-        correct, incorrect, partial, missed, spurious = counts[at : at + 5]
-        possible = correct + incorrect + partial + missed
-        actual = correct + incorrect + partial + spurious
-        matched = correct + partial if scheme < 2 else correct
+        possible, actual, matched = _totals(counts, at)
         result = dict(zip(KINDS, counts[at : at + 5]))
         result.update(Possible=possible, Actual=actual)
         # A per-pair rate is the int 0 exactly when its denominator (summed here) or its numerator is 0.
@@ -829,13 +833,18 @@ def score(references_per_entry, candidates_per_entry):
     return result
 
 
-def breakdown(stats, keys):
-    """Extension (not in the official script): `{key: aggregate(entries with that key)}`, e.g. per
-    category or per number of reference triples; keys sorted (None last)."""
+def grouped(stats, keys):
+    """`{key: the entries with that key}` (one key per entry), keys sorted (None last)."""
     stats, keys = checked_stats(stats), list(keys)
     if len(stats) != len(keys):
         raise ValueError(f"{len(keys)} breakdown keys for {len(stats)} entries; expected one key per entry")
     groups = {}
     for entry, key in zip(stats, keys):
         groups.setdefault(key, []).append(entry)
-    return {key: aggregate(groups[key]) for key in sorted(groups, key=lambda key: (key is None, key))}
+    return {key: groups[key] for key in sorted(groups, key=lambda key: (key is None, key))}
+
+
+def breakdown(stats, keys):
+    """Extension (not in the official script): `{key: aggregate(entries with that key)}` in `grouped`'s
+    order, e.g. per category or per number of reference triples."""
+    return {key: aggregate(group) for key, group in grouped(stats, keys).items()}

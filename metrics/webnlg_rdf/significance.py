@@ -14,7 +14,7 @@ from benchscore.core.resampling import DEFAULT_SEED
 from benchscore.webnlg_rdf.scoring import RATES
 from benchscore.webnlg_rdf.scoring import SCHEMES
 from benchscore.webnlg_rdf.scoring import aggregate
-from benchscore.webnlg_rdf.scoring import breakdown
+from benchscore.webnlg_rdf.scoring import grouped
 
 HEADLINE = tuple(f"{scheme}_{rate}" for scheme in SCHEMES for rate in RATES)
 _UNIT = 2**1074  # `ItemStats.rate_sums` are exact sums in units of 2**-1074 (see scoring.py)
@@ -47,10 +47,7 @@ def confidence_intervals(stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED
 def breakdown_intervals(stats, keys, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
     """Extension: `confidence_intervals` within each key's entries (as `scoring.breakdown` groups them)."""
     resampling.check_options(n_resamples, seed, level)
-    stats, keys = list(stats), list(keys)
-    groups = breakdown(stats, keys)  # validates the keys and gives the order
-    return {key: confidence_intervals([s for s, k in zip(stats, keys) if k == key], n_resamples, seed, level)
-            for key in groups}
+    return {key: confidence_intervals(group, n_resamples, seed, level) for key, group in grouped(stats, keys).items()}
 
 
 def check_same_entries(stats_a, stats_b):
