@@ -104,10 +104,13 @@ class _Storable(datasets.Features):
 def _stored(record, evidence, space):
     """A question checked (the scorer's own checks), and its evidence as flat (s, r, o) strings and times."""
     question = scoring.check_question(record, space)
-    items = list(scoring.check_evidence(evidence, space, question.where))
-    scoring.stats(question, items)  # refuses evidence written in the other space, as `score` does
-    return question, {"triples": [value for triple, _, _ in items for value in triple],
-                      "times": [time for _, *times in items for time in times]}
+    triples, times = [], []
+    for j, (triple, t_start, t_end) in enumerate(scoring.check_evidence(evidence, space, question.where)):
+        if triple in question.other_gold and triple not in question.gold:
+            raise scoring.wrong_space(question, j, triple)
+        triples += triple
+        times += (t_start, t_end)
+    return question, {"triples": triples, "times": times}
 
 
 def _text(value, index, field):
