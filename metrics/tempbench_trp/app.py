@@ -20,7 +20,7 @@ INPUTS = (
 )
 RESULT_HEADERS = ["slice", "questions", "TRP", "TRP_micro", "CCR", "coverage"]
 TABLE_HEADERS = ["question", "t_query", "role", "s", "r", "o", "t_start", "t_end"]
-ROLES = ("gold", "retrieved")
+ROLES = {"gold": "S_star", "retrieved": "evidence"}  # where a row's triple goes in its question
 TABLE_EXAMPLE = [
     ["q1", "1994", "gold", "Ada", "member of sports team", "Rovers", "1994", "1994"],
     ["q1", "1994", "retrieved", "Ada", "member of sports team", "Rovers", "1994", "1994"],
@@ -36,17 +36,14 @@ YEAR_RANGE = (-9999, 9999)  # table years: plain decimal integers in this range
 _ASCII_INT = re.compile(r"-?[0-9]+")
 
 
-def _whole_number(value):
-    """An int from the top-k box's value (int, whole float or ASCII digits), else None."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
+def _whole_number(value, max_chars=20):
+    """An int from an int, a whole float or ASCII digits with an optional '-' (at most `max_chars`), else None."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, int) and not isinstance(value, bool):
         return value
-    if isinstance(value, float):
-        return int(value) if value.is_integer() else None
-    if isinstance(value, str) and _ASCII_INT.fullmatch(value.strip()):
-        return int(value.strip()) if len(value.strip()) <= 20 else None
-    return None
+    text = value.strip() if isinstance(value, str) else ""
+    return int(text) if _ASCII_INT.fullmatch(text) and len(text) <= max_chars else None
 
 
 def _top_k(value):
@@ -70,18 +67,17 @@ def _year(value, number, name, finite=False):
     """A table year: ASCII digits with an optional '-', in YEAR_RANGE ('inf'/'-inf' open bounds unless `finite`)."""
     if not finite and value in ("inf", "-inf"):
         return float(value)
-    text = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
-    if isinstance(text, str) and _ASCII_INT.fullmatch(text) and len(text) <= 6:
-        if YEAR_RANGE[0] <= int(text) <= YEAR_RANGE[1]:
-            return float(int(text))
+    year = _whole_number(value, max_chars=6)
+    if year is not None and YEAR_RANGE[0] <= year <= YEAR_RANGE[1]:
+        return float(year)
     bounds = "" if finite else ", or inf, -inf"
     raise gr.Error(f"table row {number}: {name} is {value!r:.80}; expected a year in plain digits such as 1994 "
                    f"(a whole number from {YEAR_RANGE[0]} to {YEAR_RANGE[1]}{bounds})")
 
 
 def _table_questions(rows):
-    """{question id: question record} and {question id: retrieved triples}, in first-appearance order."""
-    questions, evidences = {}, {}
+    """The question records, each with its retrieved triples under "evidence", in first-appearance order."""
+    questions = {}
     for number, row in enumerate(rows, start=1):
         cells = dict(zip(TABLE_HEADERS, row))
         empty = next((name for name, value in cells.items() if not value), None)
@@ -90,48 +86,39 @@ def _table_questions(rows):
         if cells["role"] not in ROLES:
             raise gr.Error(f"table row {number}: role is {cells['role']!r:.80}; expected 'gold' or 'retrieved'")
         t_query = _year(cells["t_query"], number, "t_query", finite=True)
-        question = questions.setdefault(cells["question"], {"id": cells["question"], "t_query": t_query, "S_star": []})
+        question = questions.setdefault(cells["question"], {"id": cells["question"], "t_query": t_query,
+                                                            "S_star": [], "evidence": []})
         if question["t_query"] != t_query:
             raise gr.Error(f"table row {number}: t_query {cells['t_query']} differs from {question['t_query']:g} "
                            f"given earlier for question {cells['question']!r:.80}; a question has one t_query")
         triple = {name: cells[name] for name in ("s", "r", "o")}
         triple.update(t_start=_year(cells["t_start"], number, "t_start"), t_end=_year(cells["t_end"], number, "t_end"))
-        if cells["role"] == "gold":
-            question["S_star"].append(triple)
-        else:
-            evidences.setdefault(cells["question"], []).append(triple)
-    return questions, evidences
+        question[ROLES[cells["role"]]].append(triple)
+    return list(questions.values())
 
 
 def score_table(table, space_name="label", split="", top_k=0, dedup=False):
     """The editable table: one triple per row, gold or retrieved, grouped by question id (label space)."""
-    questions, evidences = _table_questions(space.table_rows(table, len(TABLE_HEADERS)))
+    questions = _table_questions(space.table_rows(table, len(TABLE_HEADERS)))
     options = _options(space_name, split, top_k, dedup)
     if options.pop("split"):
         raise gr.Error("The table has no split column; leave 'split' empty to score it.")
     # by=(): the table has no complexity or operator, so no slices.
-    result = space.scored(scoring.score, {}, list(questions.values()), [evidences.get(q, []) for q in questions],
-                          by=(), **options)
+    result = space.scored(scoring.score, {}, questions, [q["evidence"] for q in questions], by=(), **options)
     return show(result, {})
 
 
-def _slice_rows(result):
-    """(table rows, bar chart rows) of the result's slice cells."""
-    table, bars = [], []
+def show(result, names):
+    """Result dict -> (table with the per-slice cells, bar chart data, signature, notes)."""
+    table = [["all questions", result["n_questions"],
+              *(space.number(result[key]) for key in ("TRP_macro", "TRP_micro", "CCR", "coverage"))]]
+    bars = []
     for field in (key[3:] for key in result if key.startswith("by_")):
         for value, cell in result[f"by_{field}"].items():
             name = f"{field}: {'(not given)' if value is None else value}"
             table.append([name, cell["n"], space.number(cell["TRP"]), "", space.number(cell["CCR"]), ""])
             bars += [{"bar": f"{metric} · {name}", "metric": metric, "score": cell[metric]}
                      for metric in ("TRP", "CCR")]
-    return table, bars
-
-
-def show(result, names):
-    """Result dict -> (table with the per-slice cells, bar chart data, signature, notes)."""
-    cells, bars = _slice_rows(result)
-    table = [["all questions", result["n_questions"],
-              *(space.number(result[key]) for key in ("TRP_macro", "TRP_micro", "CCR", "coverage"))], *cells]
     if result.get("n_evidence_unused"):  # said, not silently dropped
         table.append(["evidence lines not scored (id not among the questions)", result["n_evidence_unused"],
                       "", "", "", ""])

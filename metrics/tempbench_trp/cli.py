@@ -12,8 +12,10 @@ from benchscore.tempbench_trp import scoring
 from benchscore.tempbench_trp import significance
 
 
-def _common_arguments(parser):
-    """--space and --split, and the extensions group with --top-k and --dedup (returned)."""
+def _common_arguments(parser, *aliases):
+    """--questions (or `aliases`), --space, --split, and the extensions group with --top-k and --dedup (returned)."""
+    parser.add_argument("--questions", *aliases, dest="questions", required=True,
+                        help="benchmark_labelled.jsonl (labels) or benchmark.jsonl (ids)")
     parser.add_argument("--space", choices=("label", "id"), default="label",
                         help="match triples on labels (default) or on Wikidata ids")
     parser.add_argument("--split", help="score only questions with this split (e.g. test)")
@@ -24,9 +26,8 @@ def _common_arguments(parser):
 
 
 def add_arguments(parser):
-    parser.add_argument("--questions", required=True, help="benchmark_labelled.jsonl (labels) or benchmark.jsonl (ids)")
-    parser.add_argument("--evidence", required=True, help='the run: one {"id", "evidence": [triples]} line per question')
     extension = _common_arguments(parser)
+    parser.add_argument("--evidence", required=True, help='the run: one {"id", "evidence": [triples]} line per question')
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     extension.add_argument("--functional", metavar="FILE",
                            help="score only the question ids in this functional_negatives.jsonl-style file")
@@ -71,10 +72,8 @@ def _number(value):
 
 
 def add_compare_arguments(parser):
-    parser.add_argument("--questions", "--gold", dest="questions", required=True,
-                        help="benchmark_labelled.jsonl (labels) or benchmark.jsonl (ids)")
+    _common_arguments(parser, "--gold")
     add_compare_options(parser, 'a run: one {"id", "evidence": [triples]} line per question', "--evidence")
-    _common_arguments(parser)
 
 
 def run_compare(args):

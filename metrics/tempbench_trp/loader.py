@@ -32,9 +32,7 @@ def load_tempbench(path, split=None):
 def metric_inputs(questions):
     """The evaluate module's inputs but `predictions` from a Dataset or records (None for absent optional columns)."""
     columns = ("S_star", "t_query", "complexity", "operator_type", "id")
-    if isinstance(questions, datasets.Dataset):
-        data = {c: list(questions[c]) if c in questions.column_names else [None] * len(questions) for c in columns}
-    else:
-        data = {column: [q.get(column) for q in questions] for column in columns}
+    rows = questions.to_list() if isinstance(questions, datasets.Dataset) else questions
+    data = {column: [q.get(column) for q in rows] for column in columns}
     data["references"] = data.pop("S_star")
     return data
