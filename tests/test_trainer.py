@@ -136,7 +136,7 @@ def test_mctaco_misaligned_or_malformed_predictions_are_clear_errors():
         compute_metrics(EvalPred(np.zeros((9, 3)), label_ids))
     with pytest.raises(ValueError, match="row 5: the logits are NaN"):  # argmax would read NaN as the larger
         compute_metrics(EvalPred(np.where(np.arange(18).reshape(9, 2) == 11, np.nan, logits), label_ids))
-    with pytest.raises(ValueError, match="has no column 'question_id'"):
+    with pytest.raises(ValueError, match=r"has no column\(s\) \['question_id'\]"):
         mctaco_trainer.compute_metrics_for(rows.remove_columns("question_id"))
     with pytest.raises(ValueError, match="row 0: label is 2"):
         mctaco_trainer.compute_metrics_for(rows.cast_column("label", datasets.Value("int64")).map(lambda r: {"label": 2}))
@@ -546,3 +546,14 @@ def test_tsver_example_script(hf):
     metrics = run_script("train_tsver", ["--data", str(shared_path("data", "tsver", "tsver_dev.jsonl")), "--epochs", "1",
                                          "--batch-eval-metrics"])
     assert metrics["eval_n_claims"] == 24 and 0 <= metrics["eval_verdict_accuracy"] <= 1
+
+
+@pytest.mark.parametrize("build", [
+    lambda rows: mctaco_trainer.compute_metrics_for(rows),
+    lambda rows: tempbench_trainer.compute_metrics_for(rows, lambda predictions, indices: []),
+    lambda rows: webnlg_trainer.compute_metrics_for(rows, lambda predictions, indices: []),
+    lambda rows: tsver_trainer.compute_metrics_for(rows),
+], ids=["mctaco", "tempbench", "webnlg", "tsver"])
+def test_an_eval_dataset_given_as_a_list_is_a_type_error_saying_what_to_pass(build):
+    with pytest.raises(TypeError, match=r"the eval dataset is a list; expected a datasets.Dataset \(.*loader"):
+        build([{"question_id": "q1", "label": 1}])

@@ -45,6 +45,17 @@ def flatten_for_logging(result, prefix=""):
     return flat
 
 
+def require_columns(eval_dataset, columns, expected):
+    """Refuses an eval dataset that is not a `datasets.Dataset`, or lacks `columns` (`expected` says what fits)."""
+    names = getattr(eval_dataset, "column_names", None)
+    if not isinstance(names, list):
+        raise TypeError(f"the eval dataset is a {type(eval_dataset).__name__}; expected a datasets.Dataset "
+                        f"({expected})")
+    missing = [column for column in columns if column not in names]
+    if missing:
+        raise ValueError(f"the eval dataset has no column(s) {missing} (it has {names}); expected {expected}")
+
+
 class ComputeMetricsBase:
     """The `compute_metrics` callable, less the per-benchmark `_inputs`."""
 

@@ -17,6 +17,7 @@ from benchscore.mctaco.scoring import parse_label
 from benchscore.core.readers import shown
 from benchscore.core.trainer import ComputeMetricsBase
 from benchscore.core.trainer import flatten_for_logging  # re-exported: part of this module's API
+from benchscore.core.trainer import require_columns
 from benchscore.core.trainer import to_numpy
 
 
@@ -70,10 +71,8 @@ class MctacoComputeMetrics(ComputeMetricsBase):
 
     def __init__(self, eval_dataset, metric=None, question_id_column="question_id", label_column="label",
                  category_column=None, compute_kwargs=None):
-        for column in (question_id_column, label_column, category_column):
-            if column is not None and column not in eval_dataset.column_names:
-                raise ValueError(f"the eval dataset has no column {column!r} (it has {eval_dataset.column_names}); "
-                                 "load it with benchscore.mctaco.loader, or name the column")
+        columns = [c for c in (question_id_column, label_column, category_column) if c is not None]
+        require_columns(eval_dataset, columns, "the rows as from benchscore.mctaco.loader, or name the column")
         self.gold = {"references": [to_yes_id(value, row) for row, value in enumerate(eval_dataset[label_column])],
                      "question_id": list(eval_dataset[question_id_column])}
         if category_column is not None:

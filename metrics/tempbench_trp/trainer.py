@@ -10,6 +10,7 @@ eval dataset in order. Same numbers with and without `batch_eval_metrics`; logge
 from benchscore.tempbench_trp.loader import metric_inputs
 from benchscore.core.trainer import DecodedComputeMetrics
 from benchscore.core.trainer import flatten_for_logging  # re-exported: part of this module's API
+from benchscore.core.trainer import require_columns
 from benchscore.core.trainer import outputs_to_numpy as to_numpy  # re-exported; here tuples stay tuples
 
 
@@ -21,10 +22,8 @@ class TempbenchComputeMetrics(DecodedComputeMetrics):
 
     def __init__(self, eval_dataset, decode, metric=None, config_name=None, compute_kwargs=None):
         self._set_decode(decode)
-        missing = [c for c in ("S_star", "t_query") if c not in eval_dataset.column_names]
-        if missing:
-            raise ValueError(f"the eval dataset has no column(s) {missing} (it has {eval_dataset.column_names}); "
-                             f"expected the questions as from benchscore.tempbench_trp.loader.load_tempbench")
+        require_columns(eval_dataset, ("S_star", "t_query"),
+                        "the questions as from benchscore.tempbench_trp.loader.load_tempbench")
         self.gold = metric_inputs(eval_dataset)  # references, t_query, ...
         super().__init__(len(eval_dataset), metric, compute_kwargs, config_name)
 

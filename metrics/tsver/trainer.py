@@ -9,6 +9,7 @@ claim, the official score of a system that names no series.
 
 from benchscore.core.trainer import ComputeMetricsBase
 from benchscore.core.trainer import flatten_for_logging  # noqa: F401 - re-exported: part of this module's API
+from benchscore.core.trainer import require_columns
 from benchscore.core.trainer import to_numpy
 from benchscore.tsver.scoring import LABELS
 
@@ -21,10 +22,7 @@ class TsverComputeMetrics(ComputeMetricsBase):
 
     def __init__(self, eval_dataset, metric=None, labels=LABELS, predicted_time_series=None, compute_kwargs=None):
         columns = ("claim", "verdict", "justifications", "time_series")
-        missing = [c for c in columns if c not in eval_dataset.column_names]
-        if missing:
-            raise ValueError(f"the eval dataset has no column(s) {missing} (it has {eval_dataset.column_names}); "
-                             f"expected the gold claims as from benchscore.tsver.loader.gold_dataset")
+        require_columns(eval_dataset, columns, "the gold claims as from benchscore.tsver.loader.gold_dataset")
         if sorted(labels) != sorted(LABELS):
             raise ValueError(f"labels must name the classifier's classes in its order, each of {list(LABELS)} once; "
                              f"found {list(labels)}")

@@ -24,6 +24,7 @@ tokenization, same rows, unshuffled). The rest (both Trainer modes, the "/"-flat
 
 from benchscore.core.trainer import DecodedComputeMetrics
 from benchscore.core.trainer import flatten_for_logging  # re-exported: part of this module's API
+from benchscore.core.trainer import require_columns
 from benchscore.core.trainer import outputs_to_numpy as to_numpy  # re-exported; here tuples stay tuples
 
 
@@ -37,10 +38,7 @@ class WebnlgComputeMetrics(DecodedComputeMetrics):
     def __init__(self, eval_dataset, decode, metric=None, breakdown=False, compute_kwargs=None):
         self._set_decode(decode)
         needed = ["references"] + (["category"] if breakdown else [])
-        missing = [c for c in needed if c not in eval_dataset.column_names]
-        if missing:
-            raise ValueError(f"the eval dataset has no column(s) {missing} (it has {eval_dataset.column_names}); "
-                             f"expected the entries as from benchscore.webnlg_rdf.loader.load_dataset")
+        require_columns(eval_dataset, needed, "the entries as from benchscore.webnlg_rdf.loader.load_dataset")
         self.gold = {name: list(eval_dataset[name]) for name in needed}
         super().__init__(len(eval_dataset), metric, compute_kwargs, "breakdown" if breakdown else "default")
 
