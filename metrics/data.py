@@ -298,20 +298,23 @@ def _url(bench, repo_path):
 # ------------------------------------------------------------------ hashing and the time-series manifest
 
 
-def sha256_of(path):
-    digest = hashlib.sha256()
+def _file_chunks(f):
+    return iter(lambda: f.read(1 << 20), b"")
+
+
+def _hexdigest_of(path, digest):
     with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
+        for chunk in _file_chunks(f):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def sha256_of(path):
+    return _hexdigest_of(path, hashlib.sha256())
 
 
 def _git_blob_sha1(path):
-    digest = hashlib.sha1(f"blob {os.path.getsize(path)}\0".encode())
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
+    return _hexdigest_of(path, hashlib.sha1(f"blob {os.path.getsize(path)}\0".encode()))
 
 
 def _state(path, sha256, size):
@@ -403,7 +406,8 @@ def _remove_empty_dirs(directory, stop):
 
 
 def _write_verified(target, expected_sha, expected_size, chunks, what):
-    """Writes `chunks` to a temporary file beside `target`, checks size and sha256, then moves it into place.
+    """Writes `chunks` to a temporary file beside `target`, checks size and sha256, then moves it into place;
+    returns the sha256 of what was written.
 
     On any failure (checksum, size, I/O, interruption) the temporary file is removed and nothing is left.
     """
@@ -420,6 +424,7 @@ def _write_verified(target, expected_sha, expected_size, chunks, what):
     except BaseException:
         _discard(tmp, target.parent if created else None)
         raise
+    return digest.hexdigest()
 
 
 def _write_chunks(out, chunks, expected_size, target, what):
@@ -629,8 +634,8 @@ def _store_hub_file(filename, local, commit):
     target = _tempbench_dir(commit) / filename
     with _lock(target), open(blob, "rb") as f:
         size = os.path.getsize(blob)
-        _write_verified(target, None, size, iter(lambda: f.read(1 << 20), b""), f"tempbench {filename}")
-    return {"path": filename, "sha256": sha256_of(target), "size": size, "etag": etag}
+        sha256 = _write_verified(target, None, size, _file_chunks(f), f"tempbench {filename}")
+    return {"path": filename, "sha256": sha256, "size": size, "etag": etag}
 
 
 def _write_revision_record(record):
@@ -997,5 +1002,4 @@ def _copy_verified(bench, entry, source):
     with _lock(target):
         if _state(target, entry.sha256, entry.size) != "present":
             with open(source, "rb") as f:
-                _write_verified(target, entry.sha256, entry.size, iter(lambda: f.read(1 << 20), b""),
-                                f"{bench.name} {source}")
+                _write_verified(target, entry.sha256, entry.size, _file_chunks(f), f"{bench.name} {source}")
