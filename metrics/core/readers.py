@@ -50,12 +50,15 @@ def relocate(err, prefix):
     return kind(f"{prefix}: {err}")
 
 
-def _decode(raw, path, line):
+def decode(raw, path, line=1, expected="a UTF-8 text file"):
+    """`raw` (bytes of `path` from line `line` on) as text, or `InputError` at the first byte that is not UTF-8."""
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as err:
-        raise at_line(path, line, f"byte {raw[err.start]:#04x} at column {err.start + 1} is not UTF-8; "
-                                  "expected a UTF-8 text file") from None
+        line += raw.count(b"\n", 0, err.start)
+        column = err.start - raw.rfind(b"\n", 0, err.start)
+        raise at_line(path, line, f"byte {raw[err.start]:#04x} at column {column} is not UTF-8; "
+                                  f"expected {expected}") from None
 
 
 def check_output(output, *inputs):
@@ -88,7 +91,7 @@ def iter_lines(path):
                                             "expected one record per line")
             if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]
-            text = _decode(raw, path, number)
+            text = decode(raw, path, number)
             yield number, text.rstrip("\n").removesuffix("\r")
 
 

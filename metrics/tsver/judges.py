@@ -26,7 +26,7 @@ import time
 import urllib.parse
 from collections.abc import Mapping
 
-from benchscore.core.readers import at_line
+from benchscore.core.readers import decode
 from benchscore.core.readers import parse_json
 from benchscore.tsver.scoring import EV2R_KEYS
 from benchscore.tsver.scoring import RATE_LIMITED
@@ -578,7 +578,7 @@ class OpenAIJudge:
             return None
         path = self._cache_path(key)
         try:
-            entry = parse_json(_decode_entry(_read_regular(path), path), str(path))
+            entry = parse_json(decode(_read_regular(path), path, expected="a UTF-8 JSON cache entry"), str(path))
             response = entry.get("response") if isinstance(entry, dict) else None
             validate_counts(response, f"{path}: the cache entry's response")
             differing = sorted(name for name, value in expected.items() if entry.get(name) != value)
@@ -625,17 +625,6 @@ def _read_regular(path):
     if len(data) > MAX_CACHE_BYTES:
         raise ValueError(f"{path}: over {MAX_CACHE_BYTES >> 20} MiB; expected a smaller cache entry")
     return data
-
-
-def _decode_entry(raw, path):
-    """A cache file's text; a located InputError when it is not UTF-8."""
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line = raw.count(b"\n", 0, err.start) + 1
-        column = err.start - (raw.rfind(b"\n", 0, err.start) + 1) + 1
-        raise at_line(path, line, f"byte {raw[err.start]:#04x} at column {column} is not UTF-8; expected a UTF-8 "
-                                  "JSON cache entry") from None
 
 
 def _retry_after(headers):
