@@ -14,28 +14,22 @@ import os
 from benchscore import data
 
 ENVIRONMENT = {"mctaco": "BENCHSCORE_MCTACO_DIR", "webnlg": "BENCHSCORE_WEBNLG_DIR"}
-FILES = {
-    "mctaco": {"validation": "dev_3783.tsv", "test": "test_9442.tsv"},
-    "webnlg": {
-        "en": "references/en_all.xml",
-        "en_seen": "references/en_seen.xml",
-        "en_unseen_entities": "references/en_unseen_entities.xml",
-        "en_unseen_categories": "references/en_unseen_categories.xml",
-        "ru": "references/ru_all.xml",
-    },
-}
+# The splits the tasks read; each file's name in a data folder is the data store's (`File.shared`).
+SPLITS = {"mctaco": ("validation", "test"),
+          "webnlg": ("en", "en_seen", "en_unseen_entities", "en_unseen_categories", "ru")}
 
 
 def official_file(benchmark, split, data_dir=None):
     """The path of `benchmark`'s official file for `split` (see the module docstring for the order)."""
-    if split not in FILES.get(benchmark, {}):
+    if split not in SPLITS.get(benchmark, ()):
         raise ValueError(f"no official file {benchmark!r}/{split!r}; expected one of "
-                         + ", ".join(f"{b}/{s}" for b in FILES for s in FILES[b]))
+                         + ", ".join(f"{b}/{s}" for b in SPLITS for s in SPLITS[b]))
     data_dir = data_dir or os.environ.get(ENVIRONMENT[benchmark])
     if not data_dir:
         # The data store: fetched on first use, or an error naming `benchscore data fetch` when offline.
         return str(data.resolve(benchmark, f"official:{split}"))
-    path = os.path.join(data_dir, FILES[benchmark][split])
+    bench = data.benchmark(benchmark)
+    path = os.path.join(data_dir, bench.files[bench.aliases.get(split, split)].shared)
     if not os.path.isfile(path):
         raise ValueError(f"{path}: no such file; expected the official {benchmark} {split} file there")
     return path
