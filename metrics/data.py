@@ -38,8 +38,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from dataclasses import dataclass
-from dataclasses import field
+from dataclasses import dataclass, field
 
 PREFIX = "official:"
 GITHUB_RAW = "https://raw.githubusercontent.com"
@@ -587,10 +586,12 @@ def _hub_download(bench, name, revision, cache):
     """The local path of TempBench file `name` at `revision` downloaded into `cache`; None for a missing
     optional file; a DataError naming the file and revision for any other failure."""
     from huggingface_hub import hf_hub_download
-    from huggingface_hub.errors import LocalEntryNotFoundError
-    from huggingface_hub.errors import RemoteEntryNotFoundError
-    from huggingface_hub.errors import HfHubHTTPError
-    from huggingface_hub.errors import RevisionNotFoundError
+    from huggingface_hub.errors import (
+        HfHubHTTPError,
+        LocalEntryNotFoundError,
+        RemoteEntryNotFoundError,
+        RevisionNotFoundError,
+    )
 
     filename, repo_id = bench.files[name], f"{bench.owner}/{bench.repo}"
     try:
@@ -714,6 +715,7 @@ def _fetch_github(bench, names, with_time_series, force, progress):
 
 def _fetch_time_series(bench, force, progress):
     from concurrent.futures import ThreadPoolExecutor
+
     from tqdm import tqdm
 
     manifest = time_series_manifest()

@@ -7,11 +7,7 @@ files into per-item statistics and hands them here.
 import json
 import sys
 
-from benchscore.core.resampling import DEFAULT_LEVEL
-from benchscore.core.resampling import DEFAULT_RESAMPLES
-from benchscore.core.resampling import DEFAULT_SEED
-from benchscore.core.resampling import check_options
-from benchscore.core.resampling import signature_part
+from benchscore.core.resampling import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, check_options, signature_part
 
 
 def warn(command, warnings):

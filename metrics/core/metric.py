@@ -16,9 +16,7 @@ evaluate's loader takes the first `evaluate.Metric` subclass it finds in the mod
 import evaluate
 
 import benchscore
-from benchscore.core.readers import at_example
-from benchscore.core.readers import invalid_text
-from benchscore.core.readers import shown
+from benchscore.core.readers import at_example, invalid_text, shown
 
 
 def check_version(written_for, module):

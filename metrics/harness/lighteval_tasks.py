@@ -30,12 +30,10 @@ MC-TACO the kept candidates rarely make whole questions; only whole questions ar
 `BENCHSCORE_MCTACO_DIR` at a folder whose TSVs hold a few whole questions.
 """
 
-from lighteval.metrics.utils.metric_utils import CorpusLevelMetricGrouping
 from lighteval.metrics.metrics_sample import SampleLevelComputation
-from lighteval.tasks.lighteval_task import LightevalTask
-from lighteval.tasks.lighteval_task import LightevalTaskConfig
-from lighteval.tasks.requests import Doc
-from lighteval.tasks.requests import SamplingMethod
+from lighteval.metrics.utils.metric_utils import CorpusLevelMetricGrouping
+from lighteval.tasks.lighteval_task import LightevalTask, LightevalTaskConfig
+from lighteval.tasks.requests import Doc, SamplingMethod
 
 from benchscore.harness import tasks
 

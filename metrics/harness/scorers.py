@@ -7,9 +7,7 @@ scoring modules (e.g. `question_stats` -> `item_stats`, `benchscore.<folder>.res
 
 import numpy as np
 
-from benchscore.core.resampling import DEFAULT_RESAMPLES
-from benchscore.core.resampling import DEFAULT_SEED
-from benchscore.core.resampling import bootstrap_samples
+from benchscore.core.resampling import DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_samples
 from benchscore.mctaco.scoring import aggregate as mctaco_aggregate
 from benchscore.mctaco.scoring import item_stats as mctaco_question_stats
 from benchscore.mctaco.scoring import question_key as mctaco_question_key

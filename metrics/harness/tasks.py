@@ -27,12 +27,14 @@ import numbers
 import re
 
 from .official_files import official_file
-from .scorers import mctaco_question_key
-from .scorers import mctaco_scores
-from .scorers import mctaco_stderrs
-from .scorers import webnlg_aggregate
-from .scorers import webnlg_entry_stats
-from .scorers import webnlg_stderrs
+from .scorers import (
+    mctaco_question_key,
+    mctaco_scores,
+    mctaco_stderrs,
+    webnlg_aggregate,
+    webnlg_entry_stats,
+    webnlg_stderrs,
+)
 
 # =============================================================================================
 # MC-TACO

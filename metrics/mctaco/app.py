@@ -9,8 +9,7 @@ import gradio as gr
 import pandas as pd
 
 from benchscore.core import space
-from benchscore.mctaco import files
-from benchscore.mctaco import scoring
+from benchscore.mctaco import files, scoring
 
 HERE = pathlib.Path(__file__).resolve().parent
 INPUTS = (

@@ -4,9 +4,7 @@ import json
 
 from benchscore.core import compare
 from benchscore.core.readers import check_output
-from benchscore.mctaco import files
-from benchscore.mctaco import scoring
-from benchscore.mctaco import significance
+from benchscore.mctaco import files, scoring, significance
 
 GOLD_HELP = "the MC-TACO TSV (dev_3783.tsv or test_9442.tsv)"
 PREDICTIONS_HELP = "one yes/no label per line, aligned with --gold"

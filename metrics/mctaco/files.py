@@ -3,10 +3,7 @@ Space), so a bad file gets the same `FILE:LINE:` message everywhere.
 """
 
 from benchscore import data
-from benchscore.core.readers import at_line
-from benchscore.core.readers import iter_lines
-from benchscore.core.readers import iter_tsv
-from benchscore.core.readers import shown
+from benchscore.core.readers import at_line, iter_lines, iter_tsv, shown
 from benchscore.mctaco import scoring
 
 FIELDS = ("sentence", "question", "answer", "label", "category")

@@ -7,8 +7,7 @@ distinct sentence + question, numbered in first-appearance order, as the officia
 
 import datasets
 
-from benchscore.mctaco import files
-from benchscore.mctaco import scoring
+from benchscore.mctaco import files, scoring
 
 FEATURES = datasets.Features({**{name: datasets.Value("string") for name in ("sentence", "question", "answer")},
                               "label": datasets.ClassLabel(names=list(scoring.LABELS)),

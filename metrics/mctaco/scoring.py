@@ -12,8 +12,7 @@ be "yes"/"no" in any case, 1/0 or booleans; anything else is an `InputError` nam
 from dataclasses import dataclass
 
 import benchscore
-from benchscore.core.readers import at_example
-from benchscore.core.readers import shown
+from benchscore.core.readers import at_example, shown
 
 VERSION = "1.0.0"
 

@@ -7,9 +7,7 @@ come from resampling (`benchscore.core.resampling`).
 """
 
 from benchscore.core import resampling
-from benchscore.core.resampling import DEFAULT_LEVEL
-from benchscore.core.resampling import DEFAULT_RESAMPLES
-from benchscore.core.resampling import DEFAULT_SEED
+from benchscore.core.resampling import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
 from benchscore.mctaco import scoring
 
 

@@ -12,13 +12,14 @@ import numbers
 
 import numpy as np
 
-from benchscore.mctaco.scoring import LABELS
-from benchscore.mctaco.scoring import parse_label
 from benchscore.core.readers import shown
-from benchscore.core.trainer import ComputeMetricsBase
-from benchscore.core.trainer import flatten_for_logging  # re-exported: part of this module's API
-from benchscore.core.trainer import require_columns
-from benchscore.core.trainer import to_numpy
+from benchscore.core.trainer import (
+    ComputeMetricsBase,
+    flatten_for_logging,  # re-exported: part of this module's API
+    require_columns,
+    to_numpy,
+)
+from benchscore.mctaco.scoring import LABELS, parse_label
 
 
 def yes_from_logits(logits, start=0):

@@ -10,8 +10,7 @@ import gradio as gr
 import pandas as pd
 
 from benchscore.core import space
-from benchscore.tempbench_trp import files
-from benchscore.tempbench_trp import scoring
+from benchscore.tempbench_trp import files, scoring
 
 HERE = pathlib.Path(__file__).resolve().parent
 INPUTS = (

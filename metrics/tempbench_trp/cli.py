@@ -3,13 +3,9 @@
 import json
 
 from benchscore import data
-from benchscore.core.compare import add_compare_options
-from benchscore.core.compare import report_comparison
-from benchscore.core.compare import warn
+from benchscore.core.compare import add_compare_options, report_comparison, warn
 from benchscore.core.readers import at_line
-from benchscore.tempbench_trp import files
-from benchscore.tempbench_trp import scoring
-from benchscore.tempbench_trp import significance
+from benchscore.tempbench_trp import files, scoring, significance
 
 
 def _common_arguments(parser, *aliases):

@@ -7,8 +7,7 @@ lines met ahead of their question are held, so memory stays flat when the run fo
 import json
 
 from benchscore import data
-from benchscore.core.readers import at_line
-from benchscore.core.readers import iter_jsonl
+from benchscore.core.readers import at_line, iter_jsonl
 from benchscore.tempbench_trp import scoring
 
 TRIPLE_STRINGS = ("s", "r", "o", "s_id", "r_id", "o_id")

@@ -17,8 +17,7 @@ import operator
 import typing
 
 import benchscore
-from benchscore.core.readers import relocate
-from benchscore.core.readers import shown
+from benchscore.core.readers import relocate, shown
 
 VERSION = "1.0.0"
 

@@ -7,17 +7,18 @@ slice; point estimates are always `scoring.aggregate`'s numbers.
 
 import numpy as np
 
-from benchscore.core.resampling import DEFAULT_LEVEL
-from benchscore.core.resampling import DEFAULT_RESAMPLES
-from benchscore.core.resampling import DEFAULT_SEED
-from benchscore.core.resampling import as_values
-from benchscore.core.resampling import bounds
-from benchscore.core.resampling import check_options
-from benchscore.core.resampling import intervals
-from benchscore.core.resampling import paired
-from benchscore.core.resampling import signature_part
-from benchscore.tempbench_trp.scoring import SLICES
-from benchscore.tempbench_trp.scoring import aggregate
+from benchscore.core.resampling import (
+    DEFAULT_LEVEL,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    as_values,
+    bounds,
+    check_options,
+    intervals,
+    paired,
+    signature_part,
+)
+from benchscore.tempbench_trp.scoring import SLICES, aggregate
 
 HEADLINE = ("TRP_macro", "TRP_micro", "CCR", "coverage")
 

@@ -7,11 +7,13 @@ eval dataset in order. Same numbers with and without `batch_eval_metrics`; logge
 ("by_complexity/1hop/TRP"), the full result is `.last_result`; after a failed evaluation, build a new one.
 """
 
-from benchscore.tempbench_trp.loader import metric_inputs
-from benchscore.core.trainer import DecodedComputeMetrics
-from benchscore.core.trainer import flatten_for_logging  # re-exported: part of this module's API
-from benchscore.core.trainer import require_columns
+from benchscore.core.trainer import (
+    DecodedComputeMetrics,
+    flatten_for_logging,  # re-exported: part of this module's API
+    require_columns,
+)
 from benchscore.core.trainer import outputs_to_numpy as to_numpy  # re-exported; here tuples stay tuples
+from benchscore.tempbench_trp.loader import metric_inputs
 
 
 class TempbenchComputeMetrics(DecodedComputeMetrics):

@@ -11,8 +11,7 @@ import gradio as gr
 import pandas as pd
 
 from benchscore.core import space
-from benchscore.tsver import files
-from benchscore.tsver import scoring
+from benchscore.tsver import files, scoring
 from benchscore.tsver.cli import percent
 
 HERE = pathlib.Path(__file__).resolve().parent

@@ -6,16 +6,9 @@ import json
 import sys
 import warnings
 
-from benchscore.core.compare import add_compare_options
-from benchscore.core.compare import report_comparison
-from benchscore.core.compare import warn
-from benchscore.tsver import files
-from benchscore.tsver import judges
-from benchscore.tsver import significance
-from benchscore.tsver.scoring import EV2R_AGGREGATIONS
-from benchscore.tsver.scoring import LABELS
-from benchscore.tsver.scoring import SHORT_LABELS
-from benchscore.tsver.scoring import signature
+from benchscore.core.compare import add_compare_options, report_comparison, warn
+from benchscore.tsver import files, judges, significance
+from benchscore.tsver.scoring import EV2R_AGGREGATIONS, LABELS, SHORT_LABELS, signature
 
 RULE = "=" * 80
 METRIC_WIDTH = 27  # the official table's first column (sized for its "Justifications METEOR Score" row)

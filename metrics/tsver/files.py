@@ -9,12 +9,8 @@ import os
 import warnings
 
 from benchscore import data
-from benchscore.core.readers import at_line
-from benchscore.core.readers import check_output
-from benchscore.core.readers import iter_jsonl
-from benchscore.core.readers import shown
-from benchscore.tsver import judges
-from benchscore.tsver import scoring
+from benchscore.core.readers import at_line, check_output, iter_jsonl, shown
+from benchscore.tsver import judges, scoring
 from benchscore.tsver.scoring import TSVerWarning
 
 

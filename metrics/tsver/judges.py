@@ -26,12 +26,8 @@ import time
 import urllib.parse
 from collections.abc import Mapping
 
-from benchscore.core.readers import decode
-from benchscore.core.readers import parse_json
-from benchscore.tsver.scoring import EV2R_KEYS
-from benchscore.tsver.scoring import RATE_LIMITED
-from benchscore.tsver.scoring import defaulted_keys
-from benchscore.tsver.scoring import ev2r_counts
+from benchscore.core.readers import decode, parse_json
+from benchscore.tsver.scoring import EV2R_KEYS, RATE_LIMITED, defaulted_keys, ev2r_counts
 
 try:
     import httpx

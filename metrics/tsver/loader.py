@@ -9,10 +9,8 @@ import os
 import datasets
 
 from benchscore import data
-from benchscore.core.readers import at_line
-from benchscore.core.readers import iter_lines
-from benchscore.tsver.files import read_predictions
-from benchscore.tsver.files import read_references
+from benchscore.core.readers import at_line, iter_lines
+from benchscore.tsver.files import read_predictions, read_references
 from benchscore.tsver.scoring import series_rows
 
 RANGES = datasets.List({"from": datasets.Value("int32"), "to": datasets.Value("int32")})

@@ -12,8 +12,7 @@ from collections import Counter
 from collections.abc import Mapping
 
 import benchscore
-from benchscore.core.readers import at_example
-from benchscore.core.readers import shown
+from benchscore.core.readers import at_example, shown
 
 VERSION = "1.0.0"
 

@@ -10,20 +10,17 @@ import functools
 
 import numpy as np
 
-from benchscore.core.resampling import DEFAULT_LEVEL
-from benchscore.core.resampling import DEFAULT_RESAMPLES
-from benchscore.core.resampling import DEFAULT_SEED
-from benchscore.core.resampling import as_values
-from benchscore.core.resampling import bounds
-from benchscore.core.resampling import intervals
-from benchscore.core.resampling import paired
-from benchscore.core.resampling import signature_part
-from benchscore.tsver.scoring import EV2R_KEYS
-from benchscore.tsver.scoring import LABELS
-from benchscore.tsver.scoring import aggregate
-from benchscore.tsver.scoring import check_aggregation
-from benchscore.tsver.scoring import counted_in
-from benchscore.tsver.scoring import ev2r_aggregate
+from benchscore.core.resampling import (
+    DEFAULT_LEVEL,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    as_values,
+    bounds,
+    intervals,
+    paired,
+    signature_part,
+)
+from benchscore.tsver.scoring import EV2R_KEYS, LABELS, aggregate, check_aggregation, counted_in, ev2r_aggregate
 
 HEADLINE = ("tscs", "verdict_macro_f1", "verdict_accuracy")  # the official table's order
 EV2R_HEADLINE = ("ev2r_f1",)  # when an Ev2R judge ran

@@ -7,10 +7,12 @@ different or reordered dataset is an error. Without `predicted_time_series` TSCS
 claim, the official score of a system that names no series.
 """
 
-from benchscore.core.trainer import ComputeMetricsBase
-from benchscore.core.trainer import flatten_for_logging  # noqa: F401 - re-exported: part of this module's API
-from benchscore.core.trainer import require_columns
-from benchscore.core.trainer import to_numpy
+from benchscore.core.trainer import (
+    ComputeMetricsBase,
+    flatten_for_logging,  # noqa: F401 - re-exported: part of this module's API
+    require_columns,
+    to_numpy,
+)
 from benchscore.tsver.scoring import LABELS
 
 

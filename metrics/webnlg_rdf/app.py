@@ -10,8 +10,7 @@ import gradio as gr
 import pandas as pd
 
 from benchscore.core import space
-from benchscore.webnlg_rdf import cli
-from benchscore.webnlg_rdf import scoring
+from benchscore.webnlg_rdf import cli, scoring
 
 HERE = pathlib.Path(__file__).resolve().parent
 INPUTS = (

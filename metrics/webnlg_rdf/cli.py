@@ -8,14 +8,8 @@ import sys
 
 from benchscore.core import compare
 from benchscore.core.readers import check_output
-from benchscore.webnlg_rdf import files
-from benchscore.webnlg_rdf import significance
-from benchscore.webnlg_rdf.scoring import KINDS
-from benchscore.webnlg_rdf.scoring import RATES
-from benchscore.webnlg_rdf.scoring import SCHEMES
-from benchscore.webnlg_rdf.scoring import aggregate
-from benchscore.webnlg_rdf.scoring import breakdown
-from benchscore.webnlg_rdf.scoring import signature
+from benchscore.webnlg_rdf import files, significance
+from benchscore.webnlg_rdf.scoring import KINDS, RATES, SCHEMES, aggregate, breakdown, signature
 
 COUNTS = KINDS + ("Possible", "Actual")
 PROGRESS_MIN_ENTRIES = 500  # below this a bar only flickers

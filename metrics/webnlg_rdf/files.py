@@ -18,12 +18,9 @@ from functools import partial
 from xml.parsers import expat
 
 from benchscore import data
-from benchscore.core.readers import at_line
-from benchscore.core.readers import iter_lines
+from benchscore.core.readers import at_line, iter_lines
 from benchscore.webnlg_rdf import scoring
-from benchscore.webnlg_rdf.scoring import EntryError
-from benchscore.webnlg_rdf.scoring import capped
-from benchscore.webnlg_rdf.scoring import item_stats
+from benchscore.webnlg_rdf.scoring import EntryError, capped, item_stats
 
 MAX_XML_BYTES = 16 << 20  # one XML file: 16 MiB (the 2020 English references are 2 MB)
 

@@ -19,8 +19,7 @@ import math
 import re
 import string
 from collections import Counter
-from dataclasses import dataclass
-from dataclasses import field
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NamedTuple
 

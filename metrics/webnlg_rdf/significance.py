@@ -8,13 +8,8 @@ schemes, named "<scheme>_<rate>"; `Exact_match` is not resampled. Point estimate
 """
 
 from benchscore.core import resampling
-from benchscore.core.resampling import DEFAULT_LEVEL
-from benchscore.core.resampling import DEFAULT_RESAMPLES
-from benchscore.core.resampling import DEFAULT_SEED
-from benchscore.webnlg_rdf.scoring import RATES
-from benchscore.webnlg_rdf.scoring import SCHEMES
-from benchscore.webnlg_rdf.scoring import aggregate
-from benchscore.webnlg_rdf.scoring import grouped
+from benchscore.core.resampling import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
+from benchscore.webnlg_rdf.scoring import RATES, SCHEMES, aggregate, grouped
 
 HEADLINE = tuple(f"{scheme}_{rate}" for scheme in SCHEMES for rate in RATES)
 _UNIT = 2**1074  # `ItemStats.rate_sums` are exact sums in units of 2**-1074 (see scoring.py)

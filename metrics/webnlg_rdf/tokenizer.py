@@ -19,8 +19,7 @@ import re
 from collections import defaultdict
 from functools import lru_cache
 
-from nltk.tokenize.punkt import PunktParameters
-from nltk.tokenize.punkt import PunktSentenceTokenizer
+from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
 
 # --- punkt: the English model's parameters, as far as lower-case text can observe them ----------
 PUNKT_ABBREV_TYPES = frozenset(
