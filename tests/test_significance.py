@@ -219,7 +219,7 @@ def test_different_gold_files_are_refused():
     with pytest.raises(ValueError, match="system A has 1332 questions and system B 561"):
         significance.paired_test(test, dev)
     shuffled = test[1:] + test[:1]
-    with pytest.raises(ValueError, match="question 0 .*expected the same gold questions in the same order"):
+    with pytest.raises(ValueError, match="question 0: key, candidate count and gold .yes. count .* for system A but .* for B; expected the same gold questions in the same order"):
         significance.paired_test(test, shuffled)
 
 

@@ -109,9 +109,9 @@ def test_self_comparison_and_seeds():
 
 def test_runs_on_different_questions_are_refused():
     rows = synthetic_rows(5, seed=1)
-    with pytest.raises(ValueError, match="question 0: id 'q0' .* but 'q1' .*same questions in the same order"):
+    with pytest.raises(ValueError, match=r"question 0: id and gold triple count \('q0', .* but \('q1', .*same benchmark questions in the same order"):
         significance.paired_test(rows, rows[1:] + rows[:1])
-    with pytest.raises(ValueError, match="run A has 5 questions and run B 4"):
+    with pytest.raises(ValueError, match="system A has 5 questions and system B 4"):
         significance.paired_test(rows, rows[:4])
 
 

@@ -99,7 +99,7 @@ def test_self_comparison_seeds_and_mismatched_references():
     other = item_stats_of([(refs, refs[:1]) for refs, _ in ENTRIES * 4])
     assert significance.paired_test(stats, other, 100, 3) == significance.paired_test(stats, other, 100, 3)
     assert significance.paired_test(stats, other, 100, 3) != significance.paired_test(stats, other, 100, 4)
-    with pytest.raises(ValueError, match="^example 0: the reference triples differ"):
+    with pytest.raises(ValueError, match="^entry 0: reference triples .* for system A but .* for B; expected the same reference entries"):
         significance.paired_test(stats, stats[1:] + stats[:1])
 
 

@@ -30,6 +30,8 @@ import numbers
 
 import numpy as np
 
+from benchscore.core.readers import shown
+
 DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 12345
 DEFAULT_LEVEL = 0.95
@@ -220,3 +222,15 @@ def paired(values_a, values_b, statistic, estimates_a, estimates_b, n_resamples=
                          "low": boot[name]["low"], "high": boot[name]["high"],
                          "p_bootstrap": boot[name]["p_value"], "p_randomization": randomized[name]["p_value"]}
     return results
+
+
+def check_same_items(stats_a, stats_b, what, key, unit, units, gold):
+    """ValueError unless systems A and B were scored on the same items in the same order: as many, and
+    `key(item)` (`what` it is) equal item by item. `unit`/`units` name an item, `gold` their source."""
+    if len(stats_a) != len(stats_b):
+        raise ValueError(f"system A has {len(stats_a)} {units} and system B {len(stats_b)}; "
+                         f"a paired test needs both scored on the same {gold} file")
+    for index, (a, b) in enumerate(zip(stats_a, stats_b)):
+        if key(a) != key(b):
+            raise ValueError(f"{unit} {index}: {what} {shown(key(a))} for system A but {shown(key(b))} for B; "
+                             f"expected the same {gold} {units} in the same order")

@@ -38,22 +38,11 @@ def per_category_intervals(stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SE
             for category, questions in scoring.by_category(stats).items()}
 
 
-def check_same_questions(stats_a, stats_b):
-    """Both systems must be scored on the same questions, in the same order, against the same gold."""
-    if len(stats_a) != len(stats_b):
-        raise ValueError(f"system A has {len(stats_a)} questions and system B {len(stats_b)}; "
-                         "a paired test needs both scored on the same gold file")
-    for index, (a, b) in enumerate(zip(stats_a, stats_b)):
-        if (a.key, a.n_candidates, a.n_gold_yes) != (b.key, b.n_candidates, b.n_gold_yes):
-            raise ValueError(f"question {index} ({a.key[:60]!r}): systems A and B differ in question key, candidate "
-                             f"count or gold labels ({a.key[:30]!r}/{a.n_candidates}/{a.n_gold_yes} vs {b.key[:30]!r}/"
-                             f"{b.n_candidates}/{b.n_gold_yes}); expected the same gold questions in the same order")
-
-
 def paired_test(stats_a, stats_b, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
     """Paired bootstrap and approximate randomization of B against A over the same questions: {"em": {"a",
     "b", "difference" (b - a), "low", "high" (its interval), "p_bootstrap", "p_randomization"}, "f1": ...}."""
-    check_same_questions(stats_a, stats_b)
+    resampling.check_same_items(stats_a, stats_b, "key, candidate count and gold 'yes' count",
+                                lambda q: (q.key, q.n_candidates, q.n_gold_yes), "question", "questions", "gold")
     return resampling.paired(item_values(stats_a), item_values(stats_b), statistic, _estimates(stats_a),
                              _estimates(stats_b), n_resamples, seed, level)
 

@@ -7,17 +7,8 @@ slice; point estimates are always `scoring.aggregate`'s numbers.
 
 import numpy as np
 
-from benchscore.core.resampling import (
-    DEFAULT_LEVEL,
-    DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
-    as_values,
-    bounds,
-    check_options,
-    intervals,
-    paired,
-    signature_part,
-)
+from benchscore.core import resampling
+from benchscore.core.resampling import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
 from benchscore.tempbench_trp.scoring import SLICES, aggregate
 
 HEADLINE = ("TRP_macro", "TRP_micro", "CCR", "coverage")
@@ -25,7 +16,8 @@ HEADLINE = ("TRP_macro", "TRP_micro", "CCR", "coverage")
 
 def item_values(stats):
     """One row (retrieved, TRP if retrieved else 0, hits, n_ret, CCR, 1) per question."""
-    return as_values([(s.n_ret > 0, s.trp if s.n_ret > 0 else 0.0, s.hits, s.n_ret, s.ccr, 1.0) for s in stats], 6)
+    rows = [(s.n_ret > 0, s.trp if s.n_ret > 0 else 0.0, s.hits, s.n_ret, s.ccr, 1.0) for s in stats]
+    return resampling.as_values(rows, 6)
 
 
 def statistic(sums):
@@ -52,51 +44,42 @@ def _estimates(stats):
 
 def confidence_intervals(stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
     """Percentile bootstrap over questions: {name: {"estimate", "low", "high"}}, estimate = `aggregate`'s."""
-    check_options(n_resamples, seed, level)
-    return intervals(item_values(stats), statistic, _estimates(stats), n_resamples, seed, level)
+    resampling.check_options(n_resamples, seed, level)
+    return resampling.intervals(item_values(stats), statistic, _estimates(stats), n_resamples, seed, level)
 
 
 def slice_intervals(stats, by=SLICES, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
     """{"by_<field>": {value: {"TRP": {...}, "CCR": {...}}}}: each cell's questions resampled within it."""
-    check_options(n_resamples, seed, level)
+    options = (n_resamples, seed, level)
+    resampling.check_options(*options)
     result, out = aggregate(stats, by=by), {}
     for field in by:
         out["by_" + field] = cells = {}
         for value, cell in result["by_" + field].items():
             members = [r for r in stats if getattr(r, field) == value]
             estimates = {"TRP": cell["TRP"], "CCR": cell["CCR"]}
-            cells[value] = intervals(item_values(members), slice_statistic, estimates, n_resamples, seed, level)
+            cells[value] = resampling.intervals(item_values(members), slice_statistic, estimates, *options)
     return out
-
-
-def check_same_questions(stats_a, stats_b):
-    """Both runs must be scored on the same questions, in the same order."""
-    if len(stats_a) != len(stats_b):
-        raise ValueError(f"run A has {len(stats_a)} questions and run B {len(stats_b)}; "
-                         "a paired test needs both scored on the same questions")
-    for index, (a, b) in enumerate(zip(stats_a, stats_b)):
-        if (a.id, a.n_gold) != (b.id, b.n_gold):
-            raise ValueError(f"question {index}: id {a.id!r:.80} with {a.n_gold} gold triples in run A but {b.id!r:.80} with "
-                             f"{b.n_gold} in run B; expected the same questions in the same order")
 
 
 def paired_test(stats_a, stats_b, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
     """Paired bootstrap and approximate randomization of run B against run A over the same questions:
     {name: {"a", "b", "difference" (b - a), "low", "high", "p_bootstrap", "p_randomization"}}."""
-    check_options(n_resamples, seed, level)
-    check_same_questions(stats_a, stats_b)
-    return paired(item_values(stats_a), item_values(stats_b), statistic, _estimates(stats_a), _estimates(stats_b),
-                  n_resamples, seed, level)
+    resampling.check_options(n_resamples, seed, level)
+    resampling.check_same_items(stats_a, stats_b, "id and gold triple count", lambda q: (q.id, q.n_gold), "question",
+                                "questions", "benchmark")
+    return resampling.paired(item_values(stats_a), item_values(stats_b), statistic, _estimates(stats_a),
+                             _estimates(stats_b), n_resamples, seed, level)
 
 
 def add_confidence(result, stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
     """Adds "extension_confidence_intervals" {name: {"low", "high"}} to a result dict of `stats`,
     "confidence_intervals" {"TRP", "CCR"} to each slice cell, and the options to its signature."""
     options = (n_resamples, seed, level)
-    result["extension_confidence_intervals"] = bounds(confidence_intervals(stats, *options))
+    result["extension_confidence_intervals"] = resampling.bounds(confidence_intervals(stats, *options))
     fields = tuple(key[3:] for key in result if key.startswith("by_"))
     for slice_name, cells in slice_intervals(stats, fields, *options).items():
         for value, numbers in cells.items():
-            result[slice_name][value]["confidence_intervals"] = bounds(numbers)
-    result["signature"] += "|" + signature_part(*options)
+            result[slice_name][value]["confidence_intervals"] = resampling.bounds(numbers)
+    result["signature"] += "|" + resampling.signature_part(*options)
     return result

@@ -10,16 +10,8 @@ import functools
 
 import numpy as np
 
-from benchscore.core.resampling import (
-    DEFAULT_LEVEL,
-    DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
-    as_values,
-    bounds,
-    intervals,
-    paired,
-    signature_part,
-)
+from benchscore.core import resampling
+from benchscore.core.resampling import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
 from benchscore.tsver.scoring import EV2R_KEYS, LABELS, aggregate, check_aggregation, counted_in, ev2r_aggregate
 
 HEADLINE = ("tscs", "verdict_macro_f1", "verdict_accuracy")  # the official table's order
@@ -59,7 +51,7 @@ def _row(s, strict, ev2r_aggregation):
 def item_values(stats, strict=False, ev2r_aggregation="tsver"):
     """One row per claim of `ItemStats` (see the column constants)."""
     check_aggregation(ev2r_aggregation)
-    return as_values([_row(s, strict, ev2r_aggregation) for s in stats], N_COLUMNS)
+    return resampling.as_values([_row(s, strict, ev2r_aggregation) for s in stats], N_COLUMNS)
 
 
 def _ev2r_f1(sums, ev2r_aggregation):
@@ -96,42 +88,30 @@ def _headline(stats):
     return HEADLINE + EV2R_HEADLINE if judged else HEADLINE
 
 
-def _estimates(stats, names, strict, ev2r_aggregation):
+def _resampled(stats, names, strict, ev2r_aggregation):
+    """(item values, statistic, estimates) of the headline `names` for `core.resampling`."""
     result = aggregate(stats, strict=strict, ev2r_aggregation=ev2r_aggregation)
-    return {name: result[name] for name in names}
+    numbers = functools.partial(statistic, ev2r_aggregation=ev2r_aggregation, with_ev2r="ev2r_f1" in names)
+    return item_values(stats, strict, ev2r_aggregation), numbers, {name: result[name] for name in names}
 
 
 def confidence_intervals(stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL,
                          strict=False, ev2r_aggregation="tsver"):
     """Percentile bootstrap over claims: {name: {"estimate", "low", "high"}} per headline number, the
     estimate being `aggregate`'s; for a slice, pass that slice's stats."""
-    names = _headline(stats)
-    numbers = functools.partial(statistic, ev2r_aggregation=ev2r_aggregation, with_ev2r="ev2r_f1" in names)
-    return intervals(item_values(stats, strict, ev2r_aggregation), numbers,
-                     _estimates(stats, names, strict, ev2r_aggregation), n_resamples, seed, level)
-
-
-def check_same_claims(stats_a, stats_b):
-    """Both systems must be scored on the same gold claims, in the same order."""
-    if len(stats_a) != len(stats_b):
-        raise ValueError(f"system A has {len(stats_a)} claims and system B {len(stats_b)}; "
-                         "a paired test needs both scored on the same gold file")
-    for i, (a, b) in enumerate(zip(stats_a, stats_b)):
-        if a.gold != b.gold:
-            raise ValueError(f"claim {i}: gold verdict {a.gold!r} for system A but {b.gold!r} for B; "
-                             "expected the same gold claims in the same order")
+    return resampling.intervals(*_resampled(stats, _headline(stats), strict, ev2r_aggregation), n_resamples, seed,
+                                level)
 
 
 def paired_test(stats_a, stats_b, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL,
                 strict=False, ev2r_aggregation="tsver"):
     """Paired bootstrap and approximate randomization of B against A over the same claims: {name: {"a",
     "b", "difference" (b - a), "low", "high", "p_bootstrap", "p_randomization"}}; Ev2R only if both were judged."""
-    check_same_claims(stats_a, stats_b)
+    resampling.check_same_items(stats_a, stats_b, "gold verdict", lambda claim: claim.gold, "claim", "claims", "gold")
     names = tuple(name for name in _headline(stats_a) if name in _headline(stats_b))
-    numbers = functools.partial(statistic, ev2r_aggregation=ev2r_aggregation, with_ev2r="ev2r_f1" in names)
-    return paired(item_values(stats_a, strict, ev2r_aggregation), item_values(stats_b, strict, ev2r_aggregation),
-                  numbers, _estimates(stats_a, names, strict, ev2r_aggregation),
-                  _estimates(stats_b, names, strict, ev2r_aggregation), n_resamples, seed, level)
+    values_a, numbers, estimates_a = _resampled(stats_a, names, strict, ev2r_aggregation)
+    values_b, _, estimates_b = _resampled(stats_b, names, strict, ev2r_aggregation)
+    return resampling.paired(values_a, values_b, numbers, estimates_a, estimates_b, n_resamples, seed, level)
 
 
 def add_confidence(result, stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL,
@@ -142,6 +122,6 @@ def add_confidence(result, stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SE
     results = confidence_intervals(stats, *options, strict=strict, ev2r_aggregation=ev2r_aggregation)
     if "n_ev2r_records" in result:
         results.pop("ev2r_f1", None)
-    result["extension_confidence_intervals"] = bounds(results)
-    result["signature"] += "|" + signature_part(*options)
+    result["extension_confidence_intervals"] = resampling.bounds(results)
+    result["signature"] += "|" + resampling.signature_part(*options)
     return result

@@ -45,23 +45,13 @@ def breakdown_intervals(stats, keys, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT
     return {key: confidence_intervals(group, n_resamples, seed, level) for key, group in grouped(stats, keys).items()}
 
 
-def check_same_entries(stats_a, stats_b):
-    """Both systems must be scored on the same reference entries, in the same order."""
-    if len(stats_a) != len(stats_b):
-        raise ValueError(f"system A has {len(stats_a)} entries and system B {len(stats_b)}; "
-                         "a paired test needs both scored on the same reference file")
-    for index, (a, b) in enumerate(zip(stats_a, stats_b)):
-        if a.references != b.references:
-            raise ValueError(f"example {index}: the reference triples differ between systems A and B; "
-                             "expected the same reference entries in the same order")
-
-
 def paired_test(stats_a, stats_b, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
     """Paired bootstrap and approximate randomization of B against A over the same entries:
     {"<scheme>_<rate>": {"a", "b", "difference", "low", "high", "p_bootstrap", "p_randomization"}};
     difference = b - a, (low, high) its interval at `level`, p-values two-sided."""
     resampling.check_options(n_resamples, seed, level)
-    check_same_entries(stats_a, stats_b)
+    resampling.check_same_items(stats_a, stats_b, "reference triples", lambda entry: sorted(entry.references),
+                                "entry", "entries", "reference")
     return resampling.paired(item_values(stats_a), item_values(stats_b), statistic, _estimates(stats_a),
                              _estimates(stats_b), n_resamples, seed, level)
 
