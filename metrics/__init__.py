@@ -32,7 +32,8 @@ BENCHMARKS = {
     for benchmark in (
         Benchmark("mctaco", "mctaco", "MC-TACO", "question-level EM and F1 (official evaluator)"),
         Benchmark("tempbench", "tempbench_trp", "TempBench", "TRP, CCR and coverage (reference scorer)"),
-        Benchmark("webnlg", "webnlg_rdf", "WebNLG+ 2020 text-to-RDF", "Strict/Exact/Partial/Type P/R/F1 (official evaluation script)"),
+        Benchmark("webnlg", "webnlg_rdf", "WebNLG+ 2020 text-to-RDF",
+                  "Strict/Exact/Partial/Type P/R/F1 (official evaluation script)"),
         Benchmark("tsver", "tsver", "TSVer", "verdict accuracy, TSCS and Ev2R (official scorer)"),
     )
 }

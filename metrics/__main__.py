@@ -1,7 +1,5 @@
 """`python -m benchscore` is the `benchscore` command."""
 
-import sys
-
 from benchscore.cli import main
 
-sys.exit(main())
+raise SystemExit(main())

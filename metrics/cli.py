@@ -1,9 +1,8 @@
 """The `benchscore` command: one sub-command per benchmark.
 
 The commands come from the registry (`benchscore.BENCHMARKS`). Each benchmark owns its command in
-`<folder>/cli.py`, which defines ``add_arguments(parser)`` and ``run(args) -> int``, and
-`benchscore compare <bench>` (bootstrap intervals of one system, paired tests of two) with
-``add_compare_arguments(parser)`` and ``run_compare(args)``; this file only dispatches. A
+`<folder>/cli.py`: ``add_arguments(parser)`` and ``run(args) -> int``, and for `benchscore compare
+<bench>`, ``add_compare_arguments(parser)`` and ``run_compare(args)``; this file only dispatches. A
 `ValueError`, `TypeError` or `OSError` from a command is printed as one line and the exit status is 2.
 """
 
@@ -27,12 +26,11 @@ def build_parser(command=None, bench=None):
     """The parser; only the named command's module is imported (a heavy or broken one stays out of the way)."""
     parser = argparse.ArgumentParser(prog="benchscore", description="Official benchmark scores, fast.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    modules = {name: f"benchscore.{folder}.cli" for name, (folder, _) in COMMANDS.items()}
-    modules.update({name: module for name, (module, _) in TOOLS.items()})
-    for name, (_, help_text) in {**COMMANDS, **TOOLS}.items():
+    modules = {name: (f"benchscore.{folder}.cli", help_text) for name, (folder, help_text) in COMMANDS.items()}
+    for name, (module_name, help_text) in {**modules, **TOOLS}.items():
         command_parser = sub.add_parser(name, help=help_text, description=help_text)
         if name == command:
-            module = importlib.import_module(modules[name])
+            module = importlib.import_module(module_name)
             module.add_arguments(command_parser)
             command_parser.set_defaults(run=module.run)
     compare_help = "bootstrap intervals of one system, or paired significance of two on the same gold"
@@ -54,17 +52,11 @@ def main(argv=None):
         if args.command == "compare":
             compare.check_arguments(args)
         return args.run(args)
-    except OSError as err:
-        # "FILE: No such file or directory", not Python's "[Errno 2] ..." repr.
+    except OSError as err:  # "FILE: No such file or directory", not Python's "[Errno 2] ..." repr
         where = f"{err.filename}: " if err.filename else ""
         print(f"benchscore {args.command}: error: {where}{err.strerror or err}", file=sys.stderr)
         return 2
-    except (ValueError, TypeError) as err:
-        # Input problems are reported as one clear line, not a traceback.
-        message = " ".join(str(err).split("\n"))
+    except (ValueError, TypeError) as err:  # one line, not a traceback
+        message = str(err).replace("\n", " ")
         print(f"benchscore {args.command}: error: {message}", file=sys.stderr)
         return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())

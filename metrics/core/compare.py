@@ -1,8 +1,4 @@
-"""What the benchmarks' commands share: `benchscore compare <bench>`'s options and report, and warnings.
-
-The numbers come from `benchscore.core.resampling`; each benchmark's `significance.py` reads its
-files into per-item statistics and hands them here.
-"""
+"""What the benchmarks' commands share: `benchscore compare <bench>`'s options and report, and warnings."""
 
 import json
 import sys
@@ -22,15 +18,13 @@ def _number(x, digits):
 
 def format_intervals(results, level=DEFAULT_LEVEL, digits=4):
     """A plain-text table of `intervals` results: metric, estimate, interval."""
-    header = ("metric", "estimate", f"{level:.0%} interval")
     rows = [(name, _number(r["estimate"], digits), f"[{_number(r['low'], digits)}, {_number(r['high'], digits)}]")
             for name, r in results.items()]
-    return _table(header, rows)
+    return _table(("metric", "estimate", f"{level:.0%} interval"), rows)
 
 
 def format_paired(results, level=DEFAULT_LEVEL, digits=4):
     """A plain-text table of `paired` results: A, B, B - A, its interval and both p-values."""
-    header = ("metric", "A", "B", "B - A", f"{level:.0%} interval", "p (bootstrap)", "p (randomization)")
     rows = [
         (name, _number(r["a"], digits), _number(r["b"], digits),
          "n/a" if r["difference"] is None else f"{r['difference']:+.{digits}f}",
@@ -38,7 +32,7 @@ def format_paired(results, level=DEFAULT_LEVEL, digits=4):
          _number(r["p_bootstrap"], digits), _number(r["p_randomization"], digits))
         for name, r in results.items()
     ]
-    return _table(header, rows)
+    return _table(("metric", "A", "B", "B - A", f"{level:.0%} interval", "p (bootstrap)", "p (randomization)"), rows)
 
 
 def _table(header, rows):
@@ -77,17 +71,14 @@ def report_comparison(args, stats, confidence_intervals, paired_test, signature)
     `stats`: per-item statistics of each --predictions file; `confidence_intervals(stats, ...)`
     and `paired_test(stats_a, stats_b, ...)` are the benchmark's; `signature` its scorer's.
     """
-    options = (args.n_resamples, args.seed, args.confidence)
-    check_options(*options)
+    options = (args.n_resamples, args.seed, args.confidence)  # checked by check_arguments and resampling
     signature = f"{signature}|{signature_part(*options)}"
     if len(stats) == 1:
         results = confidence_intervals(stats[0], *options)
-        table = format_intervals(results, args.confidence)
-        lines = [f"system: {args.predictions[0]}", "", table]
+        lines = [f"system: {args.predictions[0]}", "", format_intervals(results, args.confidence)]
     else:  # two, as check_arguments made sure
         results = paired_test(stats[0], stats[1], *options)
-        table = format_paired(results, args.confidence)
-        lines = [f"A: {args.predictions[0]}", f"B: {args.predictions[1]}", "", table]
+        lines = [f"A: {args.predictions[0]}", f"B: {args.predictions[1]}", "", format_paired(results, args.confidence)]
     if args.json:
         print(json.dumps({"predictions": args.predictions, "results": results, "signature": signature}, indent=2))
     else:

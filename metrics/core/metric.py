@@ -50,13 +50,10 @@ class BenchscoreMetric(evaluate.Metric):
         """Adds a batch of examples; optional features may be left out."""
         if predictions is None or references is None:
             raise ValueError(f"{self.name}: add_batch needs predictions and references")
-        predictions, references = _as_list(predictions, "predictions"), _as_list(references, "references")
-        n = len(predictions)
-        batch = {"predictions": predictions, "references": references}
-        for name, column in kwargs.items():
-            if column is None and name in self.OPTIONAL_INPUTS:
-                column = [None] * n
-            batch[name] = _as_list(column, name)
+        batch = {"predictions": predictions, "references": references, **kwargs}
+        batch = {name: _as_list(column, name) for name, column in batch.items()
+                 if column is not None or name not in self.OPTIONAL_INPUTS}
+        n = len(batch["predictions"])
         for name in self.OPTIONAL_INPUTS:
             batch.setdefault(name, [None] * n)
         for name, column in batch.items():
@@ -84,7 +81,6 @@ class BenchscoreMetric(evaluate.Metric):
 
 
 def _surrogate_error(batch, start):
-    """`example N: <feature> holds ...` for the first example with a string Arrow cannot store."""
     for name, column in batch.items():
         for offset, value in enumerate(column):
             text = invalid_text(value)

@@ -14,8 +14,6 @@ import stat
 
 MAX_LINE_BYTES = 64 << 20  # one line of any input file: 64 MiB
 MAX_DEPTH = 64  # JSON nesting: our deepest format (TSVer judge replies) needs 4
-
-
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
@@ -70,21 +68,13 @@ def check_output(output, *inputs):
                                      "there would overwrite the input file)")
 
 
-def check_regular_file(path):
-    """Refuses a pipe, device or folder before it is opened (opening a FIFO blocks; a device never ends)."""
-    if not stat.S_ISREG(os.stat(path).st_mode):
-        raise at_line(path, 1, "this is not a regular file (a pipe, device or folder); expected a text file")
-
-
 def iter_lines(path):
     """(line number, text) for each line of a UTF-8 file, without its line end (LF or CRLF)."""
-    check_regular_file(path)
+    if not stat.S_ISREG(os.stat(path).st_mode):  # checked before opening: a FIFO blocks, a device never ends
+        raise at_line(path, 1, "this is not a regular file (a pipe, device or folder); expected a text file")
     with open(path, "rb") as f:
         number = 0
-        while True:
-            raw = f.readline(MAX_LINE_BYTES + 1)
-            if not raw:
-                return
+        while raw := f.readline(MAX_LINE_BYTES + 1):
             number += 1
             if len(raw) > MAX_LINE_BYTES:
                 raise at_line(path, number, f"the line is longer than {MAX_LINE_BYTES >> 20} MiB; "
@@ -101,9 +91,8 @@ def iter_tsv(path, fields, what):
     for number, line in iter_lines(path):
         values = line.split("\t")
         if len(values) != len(fields):
-            layout = " TAB ".join(fields)
             raise at_line(path, number, f"found {len(values)} tab-separated fields; expected {len(fields)} "
-                                        f"({layout}) in {what}")
+                                        f"({' TAB '.join(fields)}) in {what}")
         seen = True
         yield number, dict(zip(fields, values))
     if not seen:

@@ -1,10 +1,7 @@
 """What every benchmark's Space (`metrics/<folder>/app.py`) shares: limits, errors, pasted text, layout.
 
-A Space scores with the installed `benchscore` (its `requirements.txt` pins it), through the same
-file readers as the CLI, so an upload, a paste and `benchscore <bench>` give the same numbers and
-the same located errors. Each app supplies its inputs, its option widgets, its outputs and its
-three scoring functions (files, pasted text, table); `build_demo` lays them out the same way in all
-four Spaces.
+A Space scores through the same file readers as the CLI, so an upload, a paste and
+`benchscore <bench>` give the same numbers and the same located errors.
 """
 
 import contextlib
@@ -68,9 +65,8 @@ def table_scored(score, labels, *args, **kwargs):
 def file_scorers(inputs, score, show, options=None):
     """An app's `score_files(*paths, *options)` and `score_text(*texts, *options)`.
 
-    Both read through `score(*paths, **options(*extra))` (the CLI's read path, so uploads, pastes
-    and `benchscore <bench>` give the same numbers and messages); `show(result, names)` makes the
-    outputs. A missing optional file is None.
+    Both read through `score(*paths, **options(*extra))`, the CLI's read path; `show(result, names)`
+    makes the outputs. A missing optional file is None.
     """
     def split(args):
         given = [value or None for value in args[:len(inputs)]]
@@ -93,25 +89,21 @@ def file_scorers(inputs, score, show, options=None):
     return score_files, score_text
 
 
+def _require(inputs, given, verb):
+    missing = [spec.label for spec, value in zip(inputs, given) if not value and not spec.optional]
+    if missing:
+        raise gr.Error(f"{verb} {' and '.join(missing)}.")
+
+
 def uploaded(inputs, paths):
     """The upload paths, checked: every required file given; returns {path: file name} for messages."""
-    missing = [spec.label for spec, path in zip(inputs, paths) if not path and not spec.optional]
-    if missing:
-        raise gr.Error(f"Upload {' and '.join(missing)}.")
+    _require(inputs, paths, "Upload")
     return {path: pathlib.Path(path).name for path in paths if path}
-
-
-def _check_pasted(inputs, texts):
-    missing = [spec.label for spec, text in zip(inputs, texts) if not (text or "").strip() and not spec.optional]
-    if missing:
-        raise gr.Error(f"Paste {' and '.join(missing)}.")
-    if any(len(text or "") > MAX_TEXT_CHARS for text in texts):
-        raise gr.Error(f"Pasted text is limited to {MAX_TEXT_CHARS:,} characters; upload the files instead.")
 
 
 def _write_pasted(spec, text, path):
     try:
-        path.write_bytes(text.encode("utf-8"))
+        pathlib.Path(path).write_bytes(text.encode("utf-8"))
     except UnicodeEncodeError as err:  # a lone surrogate: the browser can send one, UTF-8 cannot hold it
         line = text.count("\n", 0, err.start) + 1
         raise gr.Error(f"pasted {spec.label}:{line}: a character that is not valid Unicode "
@@ -121,24 +113,23 @@ def _write_pasted(spec, text, path):
 @contextlib.contextmanager
 def pasted(inputs, texts):
     """Pasted texts as temporary files (None where an optional one is empty) and {path: name} for messages."""
-    _check_pasted(inputs, texts)
+    _require(inputs, [(text or "").strip() for text in texts], "Paste")
+    if any(len(text or "") > MAX_TEXT_CHARS for text in texts):
+        raise gr.Error(f"Pasted text is limited to {MAX_TEXT_CHARS:,} characters; upload the files instead.")
     with tempfile.TemporaryDirectory() as folder:
         paths, names = [], {}
         for spec, text in zip(inputs, texts):
-            path = None
-            if (text or "").strip():
-                path = pathlib.Path(folder, spec.paste_name)
+            path = str(pathlib.Path(folder, spec.paste_name)) if (text or "").strip() else None
+            if path:
                 _write_pasted(spec, text, path)
-                names[str(path)] = f"pasted {spec.label}"
-            paths.append(None if path is None else str(path))
+                names[path] = f"pasted {spec.label}"
+            paths.append(path)
         yield paths, names
 
 
 def _cell(value):
     """A table cell as stripped text; an empty cell (None, or pandas' NaN) is "" — never the text "nan"."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    return str(value).strip()
+    return "" if value is None or (isinstance(value, float) and math.isnan(value)) else str(value).strip()
 
 
 def table_rows(table, n_columns):

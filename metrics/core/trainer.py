@@ -20,9 +20,7 @@ def to_numpy(array):
     per-batch arrays (`eval_do_concat_batches=False`)."""
     if isinstance(array, list):
         return np.concatenate([to_numpy(part) for part in array])
-    if hasattr(array, "detach"):  # torch.Tensor, without importing torch
-        array = array.detach().cpu().numpy()
-    return np.asarray(array)
+    return np.asarray(outputs_to_numpy(array))
 
 
 def outputs_to_numpy(array):
@@ -61,7 +59,6 @@ class ComputeMetricsBase:
 
     benchmark = None  # the registry name of the subclass's benchmark, whose module is loaded by default
     unit, units = "row", "rows"  # what a row of the eval dataset is, in error messages
-    last_batch_error = "the last batch ended at {unit} {rows} of an eval dataset of {n_rows} {units}"
 
     def __init__(self, n_rows, metric=None, compute_kwargs=None, config_name=None):
         if getattr(metric, "num_process", 1) > 1:
@@ -77,7 +74,6 @@ class ComputeMetricsBase:
         raise NotImplementedError
 
     def _check_rows(self, start, n, n_label_ids=None):
-        """The Trainer's n predictions (and label ids) for rows start.. fit the eval dataset."""
         stop = start + n
         if stop > self.n_rows or (n_label_ids is not None and n_label_ids != n):
             label_ids = "" if n_label_ids is None else f" and {n_label_ids} label ids"
@@ -100,8 +96,8 @@ class ComputeMetricsBase:
             return {}
         rows, self._offset = self._offset, 0
         if rows != self.n_rows:
-            raise ValueError(self.last_batch_error.format(unit=self.unit, units=self.units, rows=rows,
-                                                          n_rows=self.n_rows))
+            raise ValueError(f"the last batch ended at {self.unit} {rows} of an eval dataset of {self.n_rows} "
+                             f"{self.units}")
         return self._finish(self.metric.compute(**self.compute_kwargs))
 
     def _finish(self, result):
