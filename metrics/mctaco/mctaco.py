@@ -104,7 +104,6 @@ def _text(value, index, field, numbers=False):
 
 
 def _category(value, index):
-    """A category name, or "" when not given; the loader's ClassLabel ids become names."""
     if isinstance(value, int) and not isinstance(value, bool):
         if 0 <= value < len(scoring.CATEGORIES):
             return scoring.CATEGORIES[value]
@@ -167,7 +166,6 @@ class Mctaco(metric.BenchscoreMetric):
         )
 
     def _prepare(self, batch, start):
-        """Every example checked once: labels as booleans, a question key, a category name ("" = not given)."""
         prepared = {name: _checked(name, batch[name], start) for name in COLUMNS}
         first = None if start == 0 else getattr(self, "_first_id_type", None)
         self._first_id_type = _check_one_id_type(batch["question_id"], start, first)
