@@ -65,8 +65,7 @@ class MctacoComputeMetrics(ComputeMetricsBase):
 
     `eval_dataset`: the eval rows in the Trainer's order (their columns are read here, so the Trainer may
     drop them); `category_column` (e.g. "category") adds the per-category extension. `metric`: an evaluate
-    module with num_process=1 (a multi-process Trainer already gives every rank all predictions), default
-    this folder's. `compute_kwargs`: for the module's `compute`, e.g. {"confidence": 0.95}.
+    module with num_process=1 (default: this folder's); `compute_kwargs`: e.g. {"confidence": 0.95}.
     """
 
     benchmark = "mctaco"
