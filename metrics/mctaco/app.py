@@ -12,19 +12,15 @@ from benchscore.core import space
 from benchscore.mctaco import files, scoring
 
 HERE = pathlib.Path(__file__).resolve().parent
-INPUTS = (
-    space.FileInput("MC-TACO TSV", (".tsv", ".txt"), "gold-file", "gold.tsv"),
-    space.FileInput("predictions", (".txt",), "predictions-file", "predictions.txt"),
-)
+INPUTS = (space.FileInput("MC-TACO TSV", (".tsv", ".txt"), "gold-file", "gold.tsv"),
+          space.FileInput("predictions", (".txt",), "predictions-file", "predictions.txt"))
 RESULT_HEADERS = ["slice", "questions", "EM", "F1"]
 TABLE_HEADERS = ["question", "answer", "gold", "prediction", "category"]
-TABLE_EXAMPLE = [
-    ["How long did it take to boil the pasta?", "about ten minutes", "yes", "yes", "Event Duration"],
-    ["How long did it take to boil the pasta?", "three weeks", "no", "no", "Event Duration"],
-    ["How long did it take to boil the pasta?", "12 minutes", "yes", "no", "Event Duration"],
-    ["How often does the bakery open?", "once a day", "yes", "yes", "Frequency"],
-    ["How often does the bakery open?", "every century", "no", "no", "Frequency"],
-]
+TABLE_EXAMPLE = [["How long did it take to boil the pasta?", "about ten minutes", "yes", "yes", "Event Duration"],
+                 ["How long did it take to boil the pasta?", "three weeks", "no", "no", "Event Duration"],
+                 ["How long did it take to boil the pasta?", "12 minutes", "yes", "no", "Event Duration"],
+                 ["How often does the bakery open?", "once a day", "yes", "yes", "Frequency"],
+                 ["How often does the bakery open?", "every century", "no", "no", "Frequency"]]
 
 
 def show(result, names):

@@ -1,8 +1,7 @@
 """MC-TACO raw files -> a `datasets.Dataset`/`DatasetDict` with the Hub dataset's features.
 
-`datasets` >= 4 no longer runs the Hub's loading script (`CogComp/mc_taco`), so this builds the same
-features from the official TSVs (read by `files.read_references`), plus `question_id`: one id per
-distinct sentence + question, numbered in first-appearance order, as the official evaluator groups.
+`datasets` >= 4 no longer runs the Hub's loading script (`CogComp/mc_taco`), so this builds its features
+from the official TSVs, plus `question_id`: one id per question, as the official evaluator groups them.
 """
 
 import datasets

@@ -121,8 +121,7 @@ COLUMNS = {
     "predictions": (LABEL_IDS, functools.partial(scoring.to_yes, field="prediction")),
     "references": (LABEL_IDS, functools.partial(scoring.to_yes, field="reference")),
     "question_id": (NOT_GIVEN, functools.partial(_text, field="question_id", numbers=True)),
-    "sentence": (NOT_GIVEN, functools.partial(_text, field="sentence")),
-    "question": (NOT_GIVEN, functools.partial(_text, field="question")),
+    **{name: (NOT_GIVEN, functools.partial(_text, field=name)) for name in ("sentence", "question")},
     "category": ({**NOT_GIVEN, **{(int, i): c for i, c in enumerate(scoring.CATEGORIES)}}, _category),
 }
 

@@ -1,8 +1,7 @@
 """MC-TACO scoring, exactly as the official evaluator (CogComp/MCTACO `evaluator/evaluator.py`).
 
 Zhou et al., EMNLP 2019. The unit is the *question*: the distinct string ``sentence + " " + question``.
-Unlike the official tool (exact strings), labels may be "yes"/"no" in any case, 1/0 or booleans;
-anything else is an `InputError` naming `example N`.
+Unlike the official tool (exact strings), labels may be "yes"/"no" in any case, 1/0 or booleans.
 """
 
 from dataclasses import dataclass

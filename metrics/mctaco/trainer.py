@@ -4,7 +4,6 @@ MC-TACO scores *questions*, the Trainer hands over rows: each row's question is 
 dataset's `question_id` column, in order (the Trainer evaluates unshuffled; on several processes its
 gather restores that order). Gold labels come from the dataset too; the Trainer's label ids are
 checked against them, so a different or reordered eval dataset is an error, not a wrong number.
-Usage: the card's "In a Trainer"; both ways of calling, the logged keys, `.last_result`: `core.trainer`.
 """
 
 import numbers
