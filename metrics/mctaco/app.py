@@ -12,35 +12,27 @@ from benchscore.core import space
 from benchscore.mctaco import files, scoring
 
 HERE = pathlib.Path(__file__).resolve().parent
-INPUTS = (
-    space.FileInput("MC-TACO TSV", (".tsv", ".txt"), "gold-file", "gold.tsv"),
-    space.FileInput("predictions", (".txt",), "predictions-file", "predictions.txt"),
-)
+INPUTS = (space.FileInput("MC-TACO TSV", (".tsv", ".txt"), "gold-file", "gold.tsv"),
+          space.FileInput("predictions", (".txt",), "predictions-file", "predictions.txt"))
 RESULT_HEADERS = ["slice", "questions", "EM", "F1"]
 TABLE_HEADERS = ["question", "answer", "gold", "prediction", "category"]
-TABLE_EXAMPLE = [
-    ["How long did it take to boil the pasta?", "about ten minutes", "yes", "yes", "Event Duration"],
-    ["How long did it take to boil the pasta?", "three weeks", "no", "no", "Event Duration"],
-    ["How long did it take to boil the pasta?", "12 minutes", "yes", "no", "Event Duration"],
-    ["How often does the bakery open?", "once a day", "yes", "yes", "Frequency"],
-    ["How often does the bakery open?", "every century", "no", "no", "Frequency"],
-]
+TABLE_EXAMPLE = [["How long did it take to boil the pasta?", "about ten minutes", "yes", "yes", "Event Duration"],
+                 ["How long did it take to boil the pasta?", "three weeks", "no", "no", "Event Duration"],
+                 ["How long did it take to boil the pasta?", "12 minutes", "yes", "no", "Event Duration"],
+                 ["How often does the bakery open?", "once a day", "yes", "yes", "Frequency"],
+                 ["How often does the bakery open?", "every century", "no", "no", "Frequency"]]
 
 
 def show(result, names):
     """Result dict -> (per-category table, bar chart data, signature, notes)."""
     slices = {"all questions": result, **result.get("extension_per_category", {})}
-    table = pd.DataFrame(
-        [[name, cell["n_questions"], space.number(cell["em"]), space.number(cell["f1"])]
-         for name, cell in slices.items()],
-        columns=RESULT_HEADERS,
-    )
+    table = pd.DataFrame([[name, cell["n_questions"], space.number(cell["em"]), space.number(cell["f1"])]
+                          for name, cell in slices.items()], columns=RESULT_HEADERS)
     bars = [{"bar": f"{metric} · {name}", "metric": metric, "score": cell[key]}
             for name, cell in slices.items() for metric, key in (("EM", "em"), ("F1", "f1"))]
     return table, space.bars(bars), result["signature"], space.notes(result, names)
 
 
-# Uploaded official files (the gold TSV, one label per line) and pasted contents, read as the CLI reads them.
 score_files, score_text = space.file_scorers(INPUTS, files.score_files, show)
 
 
@@ -66,8 +58,7 @@ def build_demo():
     return space.build_demo(
         folder=HERE, title="MC-TACO metric", heading="MC-TACO: question-level EM and F1",
         inputs=INPUTS, outputs=outputs, score_files=score_files, score_text=score_text, score_table=score_table,
-        example=["example.tsv", "example_predictions.txt"],
-        example_label="Bundled example: 5 questions, 13 candidates",
+        example=["example.tsv", "example_predictions.txt"], example_label="Bundled example: 5 questions, 13 candidates",
         upload_note="The official formats: the MC-TACO TSV (sentence, question, answer, label, category; e.g. "
                     "`dev_3783.tsv`) and your predictions, one `yes`/`no` per line in the same order.",
         table_value=TABLE_EXAMPLE, table_headers=TABLE_HEADERS,

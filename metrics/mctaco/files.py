@@ -1,6 +1,4 @@
-"""MC-TACO's files -> checked rows and per-question statistics: the one read path (CLI, compare, loader,
-Space), so a bad file gets the same `FILE:LINE:` message everywhere.
-"""
+"""MC-TACO's files -> checked rows and per-question statistics: the one read path (CLI, compare, loader, Space)."""
 
 from benchscore import data
 from benchscore.core.readers import at_line, iter_lines, iter_tsv, shown

@@ -1,8 +1,7 @@
 """MC-TACO raw files -> a `datasets.Dataset`/`DatasetDict` with the Hub dataset's features.
 
-`datasets` >= 4 no longer runs the Hub's loading script (`CogComp/mc_taco`), so this builds the same
-features from the official TSVs (read by `files.read_references`), plus `question_id`: one id per
-distinct sentence + question, numbered in first-appearance order, as the official evaluator groups.
+`datasets` >= 4 no longer runs the Hub's loading script (`CogComp/mc_taco`), so this builds its features
+from the official TSVs, plus `question_id`: one id per question, as the official evaluator groups them.
 """
 
 import datasets
@@ -15,18 +14,15 @@ FEATURES = datasets.Features({**{name: datasets.Value("string") for name in ("se
                               "question_id": datasets.Value("string")})
 
 
-def _columns(rows, split):
-    """Column lists of checked rows, with `question_id` (the ClassLabel features make labels and categories ids)."""
-    question_ids = {}
+def load_split(path, split="validation"):
+    """One TSV as a `datasets.Dataset` with the Hub dataset's features plus `question_id`."""
+    rows, question_ids = files.read_references(path), {}
     for row in rows:
         key = scoring.question_key(row["sentence"], row["question"])
         row["question_id"] = question_ids.setdefault(key, f"{split}-{len(question_ids):04d}")
-    return {name: [row[name] for row in rows] for name in FEATURES}
-
-
-def load_split(path, split="validation"):
-    """One TSV as a `datasets.Dataset` with the Hub dataset's features plus `question_id`."""
-    return datasets.Dataset.from_dict(_columns(files.read_references(path), split), features=FEATURES, split=split)
+    # The label and category strings become ids through the ClassLabel features.
+    columns = {name: [row[name] for row in rows] for name in FEATURES}
+    return datasets.Dataset.from_dict(columns, features=FEATURES, split=split)
 
 
 def load_mctaco(validation=None, test=None):

@@ -104,7 +104,6 @@ def _text(value, index, field, numbers=False):
 
 
 def _category(value, index):
-    """A category name, or "" when not given; the loader's ClassLabel ids become names."""
     if isinstance(value, int) and not isinstance(value, bool):
         if 0 <= value < len(scoring.CATEGORIES):
             return scoring.CATEGORIES[value]
@@ -122,8 +121,7 @@ COLUMNS = {
     "predictions": (LABEL_IDS, functools.partial(scoring.to_yes, field="prediction")),
     "references": (LABEL_IDS, functools.partial(scoring.to_yes, field="reference")),
     "question_id": (NOT_GIVEN, functools.partial(_text, field="question_id", numbers=True)),
-    "sentence": (NOT_GIVEN, functools.partial(_text, field="sentence")),
-    "question": (NOT_GIVEN, functools.partial(_text, field="question")),
+    **{name: (NOT_GIVEN, functools.partial(_text, field=name)) for name in ("sentence", "question")},
     "category": ({**NOT_GIVEN, **{(int, i): c for i, c in enumerate(scoring.CATEGORIES)}}, _category),
 }
 
@@ -158,16 +156,13 @@ class Mctaco(metric.BenchscoreMetric):
 
     def _info(self):
         return evaluate.MetricInfo(
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
+            description=_DESCRIPTION, citation=_CITATION, inputs_description=_KWARGS_DESCRIPTION,
             features=datasets.Features({"predictions": datasets.Value("bool"), "references": datasets.Value("bool"),
                                         **{name: datasets.Value("string") for name in self.OPTIONAL_INPUTS}}),
             reference_urls=["https://github.com/CogComp/MCTACO", "https://arxiv.org/abs/1909.03065"],
         )
 
     def _prepare(self, batch, start):
-        """Every example checked once: labels as booleans, a question key, a category name ("" = not given)."""
         prepared = {name: _checked(name, batch[name], start) for name in COLUMNS}
         first = None if start == 0 else getattr(self, "_first_id_type", None)
         self._first_id_type = _check_one_id_type(batch["question_id"], start, first)

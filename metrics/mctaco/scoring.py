@@ -1,12 +1,7 @@
 """MC-TACO scoring, exactly as the official evaluator (CogComp/MCTACO `evaluator/evaluator.py`).
 
-Zhou et al., EMNLP 2019. The unit is the *question*: the distinct string ``sentence + " " + question``,
-grouped in first-appearance order. `item_stats` checks the candidate rows once and reduces them to one
-`ItemStats` per question (its exact match, and the F1 of its "yes" labels in the official order of
-operations: 1.0 for no gold and no predicted "yes"); `aggregate` turns any list of those into the
-corpus means, so slices, batching and resampling never re-score; `result` adds the per-category
-extension and the signature; `score` is all of it. Unlike the official tool (exact strings), labels may
-be "yes"/"no" in any case, 1/0 or booleans; anything else is an `InputError` naming `example N`.
+Zhou et al., EMNLP 2019. The unit is the *question*: the distinct string ``sentence + " " + question``.
+Unlike the official tool (exact strings), labels may be "yes"/"no" in any case, 1/0 or booleans.
 """
 
 from dataclasses import dataclass
@@ -133,9 +128,8 @@ def by_category(stats):
     groups = {}
     for question in stats:
         groups.setdefault(question.category, []).append(question)
-    order = {name: i for i, name in enumerate(CATEGORIES)}
-    return {category: groups[category]
-            for category in sorted(groups, key=lambda c: (order.get(c, len(order)), str(c)))}
+    others = sorted((category for category in groups if category not in CATEGORIES), key=str)
+    return {category: groups[category] for category in (*CATEGORIES, *others) if category in groups}
 
 
 def per_category(stats):
@@ -166,7 +160,5 @@ def signature(key_source, **options):
     """A sacrebleu-style string naming everything that fixes the numbers."""
     if key_source not in KEY_SOURCES:
         raise ValueError(f"key_source is {shown(key_source)}; expected one of {KEY_SOURCES}")
-    parts = ["mctaco", f"version:{VERSION}", f"benchscore:{benchscore.__version__}", f"key:{key_source}",
-             "labels:normalized"]
-    parts += [f"{name}:{value}" for name, value in sorted(options.items())]
-    return "|".join(parts)
+    extra = "".join(f"|{name}:{value}" for name, value in sorted(options.items()))
+    return f"mctaco|version:{VERSION}|benchscore:{benchscore.__version__}|key:{key_source}|labels:normalized{extra}"

@@ -4,8 +4,6 @@ MC-TACO scores *questions*, the Trainer hands over rows: each row's question is 
 dataset's `question_id` column, in order (the Trainer evaluates unshuffled; on several processes its
 gather restores that order). Gold labels come from the dataset too; the Trainer's label ids are
 checked against them, so a different or reordered eval dataset is an error, not a wrong number.
-Usage: the card's "In a Trainer"; `benchscore.core.trainer` describes both ways of calling (with or
-without `batch_eval_metrics`, the same numbers), the logged keys and `.last_result`.
 """
 
 import numbers
@@ -13,12 +11,8 @@ import numbers
 import numpy as np
 
 from benchscore.core.readers import shown
-from benchscore.core.trainer import (
-    ComputeMetricsBase,
-    flatten_for_logging,  # re-exported: part of this module's API
-    require_columns,
-    to_numpy,
-)
+from benchscore.core.trainer import ComputeMetricsBase, require_columns, to_numpy
+from benchscore.core.trainer import flatten_for_logging as flatten_for_logging  # re-exported: this module's API
 from benchscore.mctaco.scoring import LABELS, parse_label
 
 
@@ -66,7 +60,12 @@ def to_yes_id(value, row):
 
 
 class MctacoComputeMetrics(ComputeMetricsBase):
-    """The `compute_metrics` callable; build it with `compute_metrics_for`."""
+    """A `compute_metrics` for `Trainer` scoring MC-TACO's question-level EM and F1 (official numbers).
+
+    `eval_dataset`: the eval rows in the Trainer's order (their columns are read here, so the Trainer may
+    drop them); `category_column` (e.g. "category") adds the per-category extension. `metric`: an evaluate
+    module with num_process=1 (default: this folder's); `compute_kwargs`: e.g. {"confidence": 0.95}.
+    """
 
     benchmark = "mctaco"
 
@@ -94,14 +93,4 @@ class MctacoComputeMetrics(ComputeMetricsBase):
         return {"predictions": predictions.tolist(), **{name: column[rows] for name, column in self.gold.items()}}
 
 
-def compute_metrics_for(eval_dataset, metric=None, question_id_column="question_id", label_column="label",
-                        category_column=None, compute_kwargs=None):
-    """A `compute_metrics` for `Trainer` scoring MC-TACO's question-level EM and F1 (official numbers).
-
-    `eval_dataset`: the eval rows in the Trainer's order (their columns are read here, so the Trainer may
-    drop them); `category_column` (e.g. "category") adds the per-category extension. `metric`: an evaluate
-    module with num_process=1 (a multi-process Trainer already gives every rank all predictions), default
-    this folder's. `compute_kwargs`: for the module's `compute`, e.g. {"confidence": 0.95}.
-    """
-    return MctacoComputeMetrics(eval_dataset, metric, question_id_column, label_column, category_column,
-                                compute_kwargs)
+compute_metrics_for = MctacoComputeMetrics  # the name every benchmark's trainer.py exposes
