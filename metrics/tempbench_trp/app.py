@@ -29,14 +29,12 @@ TABLE_EXAMPLE = [
     ["q2", "1995", "retrieved", "Rovers", "head coach", "Bea", "1990", "1994"],
 ]
 
-
 TOP_K_MAX = 1_000_000  # a sane bound for the top-k box (no question has this many triples)
 YEAR_RANGE = (-9999, 9999)  # table years: plain decimal integers in this range
 _ASCII_INT = re.compile(r"-?[0-9]+")
 
 
 def _whole_number(value, max_chars=20):
-    """An int from an int, a whole float or ASCII digits with an optional '-' (at most `max_chars`), else None."""
     if isinstance(value, float) and value.is_integer():
         return int(value)
     if isinstance(value, int) and not isinstance(value, bool):
@@ -63,7 +61,6 @@ def _options(space_name="label", split="", top_k=0, dedup=False):
 
 
 def _year(value, number, name, finite=False):
-    """A table year: ASCII digits with an optional '-', in YEAR_RANGE ('inf'/'-inf' open bounds unless `finite`)."""
     if not finite and value in ("inf", "-inf"):
         return float(value)
     year = _whole_number(value, max_chars=6)

@@ -9,7 +9,6 @@ from benchscore.tempbench_trp import files, scoring, significance
 
 
 def _common_arguments(parser, *aliases):
-    """--questions (or `aliases`), --space, --split, and the extensions group with --top-k and --dedup (returned)."""
     parser.add_argument("--questions", *aliases, dest="questions", required=True,
                         help="benchmark_labelled.jsonl (labels) or benchmark.jsonl (ids)")
     parser.add_argument("--space", choices=("label", "id"), default="label",

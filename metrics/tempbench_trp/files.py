@@ -101,7 +101,6 @@ def read_functional_ids(path, flag=None):
 
 
 def _functional_id(path, number, record, flag):
-    """The id of line `number` of a functional file, None when `flag` drops it (a bare string is an id)."""
     if isinstance(record, str):
         record = {"id": record}
     if not isinstance(record, dict) or not isinstance(record.get("id"), str):
@@ -141,7 +140,6 @@ class _Evidence:
         self.waiting[qid] = number, evidence
 
     def pop(self, question_id):
-        """(line, evidence) of `question_id`, or None when the file has no line for it."""
         while question_id not in self.waiting and (entry := self._next()):
             self._hold(*entry)
         found = self.waiting.pop(question_id, None)
@@ -150,7 +148,6 @@ class _Evidence:
         return found
 
     def read_all(self):
-        """Every remaining line as {id: (line, evidence)}; a repeated id is an error."""
         while entry := self._next():
             self._hold(*entry)
         return self.waiting
@@ -188,9 +185,8 @@ class _IdFilter:
         return all(self.bits[p >> 3] >> (p & 7) & 1 for p in self._positions(key))
 
 
-def iter_file_stats(questions_path, evidence_path, space="label", split=None, top_k=None, dedup=False,
-                    functional_ids=None, counts=None):
-    """`ItemStats` per selected question, streamed; once exhausted, `counts` (a dict, if given) gets
+def iter_file_stats(questions_path, evidence_path, space, split, top_k, dedup, functional_ids, counts):
+    """`ItemStats` per selected question, streamed; once exhausted, the dict `counts` gets
     `n_evidence_unused`, the run lines whose id is not among the selected questions."""
     scoring.check_options(space, top_k, dedup)
     keep = scoring.subset_filter(functional_ids)
@@ -212,13 +208,10 @@ def iter_file_stats(questions_path, evidence_path, space="label", split=None, to
             yield scoring.stats(checked, scoring.check_evidence(items, space, checked.where), top_k, dedup)
         except (ValueError, TypeError) as err:
             raise at_line(evidence_path, line, str(err)) from None
-    unused = evidence.count_unused(lambda: (q["id"] for _, q in selected()))
-    if counts is not None:
-        counts["n_evidence_unused"] = unused
+    counts["n_evidence_unused"] = evidence.count_unused(lambda: (q["id"] for _, q in selected()))
 
 
 def _missing(questions_path, number, question_id, evidence):
-    """The error for a question without an evidence line: empty run, repeated question, or missing line."""
     if not evidence.n_read:
         return at_line(evidence.path, 1, f"the file has no records; expected {EVIDENCE} per line")
     for earlier, record in iter_jsonl(questions_path, QUESTION):
@@ -234,7 +227,7 @@ def _missing(questions_path, number, question_id, evidence):
 def file_stats(questions_path, evidence_path, space="label", split=None, top_k=None, dedup=False,
                functional_ids=None):
     """Every selected question's `ItemStats`, in questions-file order (for resampling and `compare`)."""
-    return list(iter_file_stats(questions_path, evidence_path, space, split, top_k, dedup, functional_ids))
+    return list(iter_file_stats(questions_path, evidence_path, space, split, top_k, dedup, functional_ids, {}))
 
 
 def score_files(questions_path, evidence_path, space="label", split=None, top_k=None, dedup=False,

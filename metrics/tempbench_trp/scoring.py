@@ -41,6 +41,9 @@ class ItemStats:
     ccr: int
 
 
+FIELDS = tuple(field.name for field in dataclasses.fields(ItemStats))
+
+
 class Question(typing.NamedTuple):
     """A checked question: its slice fields, t_query, and its distinct gold (s, r, o) in both spaces."""
 
@@ -95,7 +98,6 @@ def check_question(question, space="label"):
 
 
 def _gold_triples(gold, space, where, required):
-    """Distinct gold (s, r, o) in `space`; a triple without them is an error only when `required`."""
     keys, triples = SPACES[space], set()
     for i, triple in enumerate(gold):
         if not isinstance(triple, dict):
@@ -188,7 +190,6 @@ def stats(question, items, top_k=None, dedup=False):
 
 
 def _first_copies(items):
-    """(position, item) of each item not seen before (the `dedup` extension)."""
     seen = set()
     for j, item in enumerate(items):
         if item not in seen:
@@ -236,10 +237,15 @@ class Aggregator:
     reference's `sum()` order up to Python 3.11), so chunks give `aggregate(all_stats)`'s floats bit for bit."""
 
     def __init__(self, by=SLICES):
-        self.by = checked_by(by)
+        if isinstance(by, str) or not hasattr(by, "__iter__"):
+            raise TypeError(f"by is {shown(by)}; expected a tuple of ItemStats fields, e.g. {SLICES} or ()")
+        self.slices = {}
+        for field in by:
+            if field not in FIELDS:
+                raise ValueError(f"by names {shown(field)}; expected ItemStats fields, e.g. {SLICES} (any of {FIELDS})")
+            self.slices[field] = {}
         self.n_ret = self.hits = 0
         self.total = [0, 0, 0, 0]  # a cell: questions, questions that retrieved, sum of TRP, sum of CCR
-        self.slices = {field: {} for field in self.by}
 
     def add(self, item):
         return self.add_rows([item])
@@ -293,20 +299,6 @@ class Aggregator:
             empty.insert(0, "all questions")
         return [f"TRP is reported as 0.0, not undefined, where no question retrieved anything (the reference "
                 f"scorer's convention): {', '.join(empty[:5])}{' ...' if len(empty) > 5 else ''}"] if empty else []
-
-
-FIELDS = tuple(field.name for field in dataclasses.fields(ItemStats))
-
-
-def checked_by(by):
-    """The `by` of `aggregate` as a tuple of `ItemStats` field names, or an error naming the bad value."""
-    if isinstance(by, str) or not hasattr(by, "__iter__"):
-        raise TypeError(f"by is {shown(by)}; expected a tuple of ItemStats fields, e.g. {SLICES} or ()")
-    fields = tuple(by)
-    for field in fields:
-        if field not in FIELDS:
-            raise ValueError(f"by names {shown(field)}; expected ItemStats fields, e.g. {SLICES} (any of {FIELDS})")
-    return fields
 
 
 def _add_to_cell(cell, items):

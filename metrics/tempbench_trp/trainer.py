@@ -3,8 +3,7 @@
 Usage: the card's "In a training loop". `decode(predictions, indices)` gets the Trainer's predictions
 for some rows (an array or a tuple of arrays; padding may be -100) and their row numbers (a `range`),
 and returns one evidence list per row, as the module's `predictions`; the gold side is read from the
-eval dataset in order. Same numbers with and without `batch_eval_metrics`; logged keys are flattened
-("by_complexity/1hop/TRP"), the full result is `.last_result`; after a failed evaluation, build a new one.
+eval dataset in order. Both Trainer modes, the logged keys and `.last_result`: `benchscore.core.trainer`.
 """
 
 from benchscore.core.trainer import (
