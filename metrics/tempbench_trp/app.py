@@ -122,7 +122,6 @@ def show(result, names):
     return table, space.bars(bars), result["signature"], space.notes(result, names)
 
 
-# Uploaded or pasted files (the questions JSONL, the run's evidence JSONL), read as the CLI reads them.
 score_files, score_text = space.file_scorers(INPUTS, files.score_files, show, _options)
 
 

@@ -124,32 +124,31 @@ class _Evidence:
         self.used = _IdFilter()  # the ids already scored, to find a repeated line at the end
         self.n_read = 0
 
-    def _next(self):
+    def _read_until(self, question_id=None):
+        """Holds the lines up to `question_id`'s (None: to the end of the file)."""
         for number, record in self.records:
             if "id" not in record or "evidence" not in record:
                 raise at_line(self.path, number, f"found the fields {sorted(record)!s:.200}; expected {EVIDENCE}")
-            if not isinstance(record["id"], str):
-                raise at_line(self.path, number, f"the id is {record['id']!r:.80}; expected a string id")
+            qid = record["id"]
+            if not isinstance(qid, str):
+                raise at_line(self.path, number, f"the id is {qid!r:.80}; expected a string id")
+            if qid in self.waiting:
+                raise self._repeated(number, qid, f"first on line {self.waiting[qid][0]}")
+            self.waiting[qid] = number, record["evidence"]
             self.n_read += 1
-            return number, record["id"], record["evidence"]
-        return None
-
-    def _hold(self, number, qid, evidence):
-        if qid in self.waiting:
-            raise self._repeated(number, qid, f"first on line {self.waiting[qid][0]}")
-        self.waiting[qid] = number, evidence
+            if qid == question_id:
+                return
 
     def pop(self, question_id):
-        while question_id not in self.waiting and (entry := self._next()):
-            self._hold(*entry)
+        if question_id not in self.waiting:
+            self._read_until(question_id)
         found = self.waiting.pop(question_id, None)
         if found:
             self.used.add(question_id)
         return found
 
     def read_all(self):
-        while entry := self._next():
-            self._hold(*entry)
+        self._read_until()
         return self.waiting
 
     def count_unused(self, scored_ids):

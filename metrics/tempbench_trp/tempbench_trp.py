@@ -102,7 +102,6 @@ class _Storable(datasets.Features):
 
 
 def _stored(record, evidence, space):
-    """A question checked (the scorer's own checks), and its evidence as flat (s, r, o) strings and times."""
     question = scoring.check_question(record, space)
     triples, times = [], []
     for j, (triple, t_start, t_end) in enumerate(scoring.check_evidence(evidence, space, question.where)):
