@@ -126,14 +126,13 @@ score_files, score_text = space.file_scorers(INPUTS, files.score_files, show, _o
 
 
 def _options_widgets():
-    with gr.Accordion("Options", open=False):
-        with gr.Row():
-            return [
-                gr.Radio(["label", "id"], value="label", label="Match triples on labels or Wikidata ids"),
-                gr.Textbox(label="Score only this split (e.g. test); empty: all questions"),
-                gr.Number(value=0, precision=0, minimum=0, label="Extension: keep the first k triples (0: all)"),
-                gr.Checkbox(label="Extension: drop exact repeats of a retrieved triple"),
-            ]
+    with gr.Accordion("Options", open=False), gr.Row():
+        return [
+            gr.Radio(["label", "id"], value="label", label="Match triples on labels or Wikidata ids"),
+            gr.Textbox(label="Score only this split (e.g. test); empty: all questions"),
+            gr.Number(value=0, precision=0, minimum=0, label="Extension: keep the first k triples (0: all)"),
+            gr.Checkbox(label="Extension: drop exact repeats of a retrieved triple"),
+        ]
 
 
 PAGE = {  # the texts of the page (build_demo adds the handlers and the outputs)

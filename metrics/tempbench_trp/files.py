@@ -112,7 +112,7 @@ def _functional_id(path, number, record, flag):
 
 def read_predictions(path):
     """{question id: evidence list} of a run file (in memory; `file_stats` streams instead)."""
-    return {qid: evidence for qid, (_, evidence) in _Evidence(path).read_all().items()}
+    return {qid: evidence for qid, (_, evidence) in _Evidence(path).read().items()}
 
 
 class _Evidence:
@@ -124,8 +124,8 @@ class _Evidence:
         self.used = _IdFilter()  # the ids already scored, to find a repeated line at the end
         self.n_read = 0
 
-    def _read_until(self, question_id=None):
-        """Holds the lines up to `question_id`'s (None: to the end of the file)."""
+    def read(self, until=None):
+        """{id: (line, evidence)} of the lines held, once read up to id `until`'s line (None: to the end)."""
         for number, record in self.records:
             if "id" not in record or "evidence" not in record:
                 raise at_line(self.path, number, f"found the fields {sorted(record)!s:.200}; expected {EVIDENCE}")
@@ -136,25 +136,22 @@ class _Evidence:
                 raise self._repeated(number, qid, f"first on line {self.waiting[qid][0]}")
             self.waiting[qid] = number, record["evidence"]
             self.n_read += 1
-            if qid == question_id:
-                return
+            if qid == until:
+                break
+        return self.waiting
 
     def pop(self, question_id):
         if question_id not in self.waiting:
-            self._read_until(question_id)
+            self.read(until=question_id)
         found = self.waiting.pop(question_id, None)
         if found:
             self.used.add(question_id)
         return found
 
-    def read_all(self):
-        self._read_until()
-        return self.waiting
-
     def count_unused(self, scored_ids):
         """Lines never scored; a second line for a scored id (`scored_ids()`, asked only when the filter
         says a line may repeat one) is an error."""
-        leftover = self.read_all()
+        leftover = self.read()
         suspects = {qid for qid in leftover if qid in self.used}
         repeated = suspects and [qid for qid in scored_ids() if qid in suspects]
         if repeated:
@@ -185,8 +182,7 @@ class _IdFilter:
 
 
 def iter_file_stats(questions_path, evidence_path, space, split, top_k, dedup, functional_ids, counts):
-    """`ItemStats` per selected question, streamed; once exhausted, the dict `counts` gets
-    `n_evidence_unused`, the run lines whose id is not among the selected questions."""
+    """`ItemStats` per selected question, streamed; once exhausted, `counts["n_evidence_unused"]` is set."""
     scoring.check_options(space, top_k, dedup)
     keep = scoring.subset_filter(functional_ids)
 
