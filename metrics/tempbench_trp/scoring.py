@@ -211,7 +211,11 @@ def item_stats(questions, evidences, space="label", top_k=None, dedup=False):
 
 
 def _iter_stats(questions, evidences, space, top_k, dedup, keep=None):
-    for index, (question, evidence) in enumerate(zip_strict(questions, evidences)):
+    missing = object()  # inputs of different lengths are refused, not cut to the shorter
+    for index, (question, evidence) in enumerate(itertools.zip_longest(questions, evidences, fillvalue=missing)):
+        if question is missing or evidence is missing:
+            longer = "questions" if evidence is missing else "evidence lists"
+            raise ValueError(f"questions and evidence lists differ in length: more {longer} after {index}")
         try:
             if keep is not None and not keep(question):
                 continue
@@ -219,16 +223,6 @@ def _iter_stats(questions, evidences, space, top_k, dedup, keep=None):
             yield stats(checked, check_evidence(evidence, space, checked.where), top_k, dedup)
         except (ValueError, TypeError) as err:
             raise relocate(err, f"example {index}") from None
-
-
-def zip_strict(questions, evidences):
-    """zip that refuses inputs of different lengths instead of dropping the tail."""
-    missing = object()
-    for index, pair in enumerate(itertools.zip_longest(questions, evidences, fillvalue=missing)):
-        if missing in pair:
-            longer = "questions" if pair[1] is missing else "evidence lists"
-            raise ValueError(f"questions and evidence lists differ in length: more {longer} after {index}")
-        yield pair
 
 
 # Step 2: corpus numbers from statistics alone
@@ -283,7 +277,6 @@ class Aggregator:
             out.update(coverage=n_scored / n, TRP_macro=trp_sum / n_scored if n_scored else 0.0,
                        TRP_micro=self.hits / self.n_ret if self.n_ret else 0.0, CCR=ccr_sum / n)
         for field, cells in self.slices.items():
-            # Slices keyed by the raw field value (None when missing), ordered by str(key).
             ordered = sorted(cells.items(), key=lambda kv: str(kv[0]))
             out["by_" + field] = {key: {"n": count, "TRP": trps / scored if scored else 0.0, "CCR": ccrs / count}
                                   for key, (count, scored, trps, ccrs) in ordered}
