@@ -6,17 +6,16 @@ and returns one evidence list per row, as the module's `predictions`; the gold s
 eval dataset in order. Both Trainer modes, the logged keys and `.last_result`: `benchscore.core.trainer`.
 """
 
-from benchscore.core.trainer import (
-    DecodedComputeMetrics,
-    flatten_for_logging,  # re-exported: part of this module's API
-    require_columns,
-)
+from benchscore.core.trainer import DecodedComputeMetrics, require_columns
+from benchscore.core.trainer import flatten_for_logging as flatten_for_logging  # re-exported: this module's API
 from benchscore.core.trainer import outputs_to_numpy as to_numpy  # re-exported; here tuples stay tuples
 from benchscore.tempbench_trp.loader import metric_inputs
 
 
 class TempbenchComputeMetrics(DecodedComputeMetrics):
-    """The `compute_metrics` callable; build it with `compute_metrics_for`."""
+    """A `compute_metrics` for `Trainer`: `eval_dataset` the questions in the Trainer's order; `metric` an
+    evaluate module (num_process=1), default this folder's with `config_name` ("label" or "id");
+    `compute_kwargs` for its `compute`, e.g. {"top_k": 10}."""
 
     benchmark = "tempbench_trp"
     decoded, decoded_lists = "evidence", "evidence lists"
@@ -29,8 +28,4 @@ class TempbenchComputeMetrics(DecodedComputeMetrics):
         super().__init__(len(eval_dataset), metric, compute_kwargs, config_name)
 
 
-def compute_metrics_for(eval_dataset, decode, metric=None, config_name=None, compute_kwargs=None):
-    """A `compute_metrics` for `Trainer`: `eval_dataset` the questions in the Trainer's order; `metric` an
-    evaluate module (num_process=1: every rank already has all predictions), default this folder's with
-    `config_name` ("label" or "id"); `compute_kwargs` for its `compute`, e.g. {"top_k": 10}."""
-    return TempbenchComputeMetrics(eval_dataset, decode, metric, config_name, compute_kwargs)
+compute_metrics_for = TempbenchComputeMetrics  # the name every benchmark's trainer.py exposes
