@@ -13,21 +13,17 @@ from benchscore.core import space
 from benchscore.tempbench_trp import files, scoring
 
 HERE = pathlib.Path(__file__).resolve().parent
-INPUTS = (
-    space.FileInput("Questions JSONL", (".jsonl", ".json"), "questions-file", "questions.jsonl"),
-    space.FileInput("Evidence JSONL", (".jsonl", ".json"), "evidence-file", "evidence.jsonl"),
-)
+INPUTS = (space.FileInput("Questions JSONL", (".jsonl", ".json"), "questions-file", "questions.jsonl"),
+          space.FileInput("Evidence JSONL", (".jsonl", ".json"), "evidence-file", "evidence.jsonl"))
 RESULT_HEADERS = ["slice", "questions", "TRP", "TRP_micro", "CCR", "coverage"]
 TABLE_HEADERS = ["question", "t_query", "role", "s", "r", "o", "t_start", "t_end"]
 ROLES = {"gold": "S_star", "retrieved": "evidence"}  # where a row's triple goes in its question
-TABLE_EXAMPLE = [
-    ["q1", "1994", "gold", "Ada", "member of sports team", "Rovers", "1994", "1994"],
-    ["q1", "1994", "retrieved", "Ada", "member of sports team", "Rovers", "1994", "1994"],
-    ["q1", "1994", "retrieved", "Ada", "member of sports team", "United", "1996", "1996"],
-    ["q1", "1994", "retrieved", "Ada", "member of sports team", "Rovers", "1991", "1991"],
-    ["q2", "1995", "gold", "Rovers", "head coach", "Bea", "1995", "1999"],
-    ["q2", "1995", "retrieved", "Rovers", "head coach", "Bea", "1990", "1994"],
-]
+TABLE_EXAMPLE = [["q1", "1994", "gold", "Ada", "member of sports team", "Rovers", "1994", "1994"],
+                 ["q1", "1994", "retrieved", "Ada", "member of sports team", "Rovers", "1994", "1994"],
+                 ["q1", "1994", "retrieved", "Ada", "member of sports team", "United", "1996", "1996"],
+                 ["q1", "1994", "retrieved", "Ada", "member of sports team", "Rovers", "1991", "1991"],
+                 ["q2", "1995", "gold", "Rovers", "head coach", "Bea", "1995", "1999"],
+                 ["q2", "1995", "retrieved", "Rovers", "head coach", "Bea", "1990", "1994"]]
 
 TOP_K_MAX = 1_000_000  # a sane bound for the top-k box (no question has this many triples)
 YEAR_RANGE = (-9999, 9999)  # table years: plain decimal integers in this range
@@ -127,12 +123,10 @@ score_files, score_text = space.file_scorers(INPUTS, files.score_files, show, _o
 
 def _options_widgets():
     with gr.Accordion("Options", open=False), gr.Row():
-        return [
-            gr.Radio(["label", "id"], value="label", label="Match triples on labels or Wikidata ids"),
-            gr.Textbox(label="Score only this split (e.g. test); empty: all questions"),
-            gr.Number(value=0, precision=0, minimum=0, label="Extension: keep the first k triples (0: all)"),
-            gr.Checkbox(label="Extension: drop exact repeats of a retrieved triple"),
-        ]
+        return [gr.Radio(["label", "id"], value="label", label="Match triples on labels or Wikidata ids"),
+                gr.Textbox(label="Score only this split (e.g. test); empty: all questions"),
+                gr.Number(value=0, precision=0, minimum=0, label="Extension: keep the first k triples (0: all)"),
+                gr.Checkbox(label="Extension: drop exact repeats of a retrieved triple")]
 
 
 PAGE = {  # the texts of the page (build_demo adds the handlers and the outputs)

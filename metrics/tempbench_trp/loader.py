@@ -11,16 +11,9 @@ TRIPLE = {key: datasets.Value("string") for key in files.TRIPLE_STRINGS}
 TRIPLE.update({key: datasets.Value("float64") for key in files.TRIPLE_TIMES})
 
 FEATURES = datasets.Features({
-    "id": datasets.Value("string"),
-    "question": datasets.Value("string"),
-    "t_query": datasets.Value("float64"),
-    "S_star": [TRIPLE],
-    "complexity": datasets.Value("string"),
-    "operator_type": datasets.Value("string"),
-    "split": datasets.Value("string"),
-    "S_dist": [TRIPLE],
-    "S_stale": [TRIPLE],
-    "extra": datasets.Value("string"),
+    "id": datasets.Value("string"), "question": datasets.Value("string"), "t_query": datasets.Value("float64"),
+    "S_star": [TRIPLE], "complexity": datasets.Value("string"), "operator_type": datasets.Value("string"),
+    "split": datasets.Value("string"), "S_dist": [TRIPLE], "S_stale": [TRIPLE], "extra": datasets.Value("string"),
 })
 
 

@@ -127,17 +127,12 @@ class TempbenchTrp(metric.BenchscoreMetric):
         self._space()  # an unknown configuration is refused when the module is loaded
         strings = [datasets.Value("string")]
         return evaluate.MetricInfo(
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
+            description=_DESCRIPTION, citation=_CITATION, inputs_description=_KWARGS_DESCRIPTION,
             # What `_prepare` checked, as flat lists (~5x faster through Arrow than a struct per triple):
             # the retrieved (s, r, o) strings and (t_start, t_end) pairs, the distinct gold (s, r, o).
-            features=_Storable({
-                "predictions": {"triples": strings, "times": [datasets.Value("float64")]},
-                "references": strings,
-                "t_query": datasets.Value("float64"),
-                **{name: datasets.Value("string") for name in self.OPTIONAL_INPUTS},
-            }),
+            features=_Storable({"predictions": {"triples": strings, "times": [datasets.Value("float64")]},
+                                "references": strings, "t_query": datasets.Value("float64"),
+                                **{name: datasets.Value("string") for name in self.OPTIONAL_INPUTS}}),
             reference_urls=["https://doi.org/10.1145/3799682.3840181", "https://huggingface.co/datasets/Guen/tempbench"],
         )
 
@@ -156,7 +151,6 @@ class TempbenchTrp(metric.BenchscoreMetric):
         return _gc_paused(super().add_batch, **kwargs)
 
     def _prepare(self, batch, start):
-        """Every question checked once (the scorer's own checks) and stored in the compact form."""
         if batch.get("t_query") is None:
             raise ValueError("tempbench_trp needs t_query (the year of each question) with every batch")
         space, prepared = self._space(), {"predictions": [], "references": [], "t_query": []}
