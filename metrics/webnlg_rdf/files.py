@@ -83,7 +83,6 @@ def parse_xml(path):
 
 
 def _entries(path):
-    """The `<entry>` elements and their lines; at least one."""
     root, lines = parse_xml(path)
     if root.tag != "benchmark":
         raise at_line(path, lines[root], f"the root element is <{root.tag}>; expected <benchmark>")
@@ -97,7 +96,6 @@ def _entries(path):
 
 
 def _texts(element, tag, lines):
-    """(texts, lines) of the `tag` elements inside `element`."""
     children = list(element.iter(tag))
     return ["".join(child.itertext()) for child in children], [lines[child] for child in children]
 
@@ -117,7 +115,6 @@ def _name(index, eid):
 
 
 def _read(path, tripleset, triple, expected):
-    """(row, entry element, lines) per `<entry>`: row = {"eid", "triples", "line", "triple_lines"}."""
     entries, lines = _entries(path)
     for index, entry in enumerate(entries):
         eid, found = entry.get("eid"), entry.find(f".//{tripleset}")
@@ -212,8 +209,7 @@ def file_stats(reference_path, candidate_path, warnings=None, progress=None, tim
     """(references, candidates, per-entry `ItemStats`) of a candidate file against a reference file.
     Warnings (eids, official quirks met; at most `scoring.capped`'s number) are appended to
     `warnings` (a list) when given; `progress(iterable, total)` may wrap the entry loop;
-    `time_limit` (seconds, e.g. a Space's) stops a file whose entries together take longer. Files whose
-    entries need more than `scoring.MAX_COST` work units are refused before scoring (`check_cost`)."""
+    `time_limit` (seconds, e.g. a Space's) stops a file whose entries together take longer."""
     found = []
     references, candidates = read_pair(reference_path, candidate_path, found)
     check_cost(reference_path, candidate_path, references, candidates)

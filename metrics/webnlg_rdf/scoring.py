@@ -4,10 +4,7 @@ Official scorer: `Evaluation_script_json.py` of WebNLG/WebNLG-Text-to-triples (6
 pinned nltk 3.4.5 and nervaluate 0.1.7, re-implemented from the spec's functional description (the
 official code is GPL and is not used). Every quirk that moves a published number is reproduced and
 named where it happens ("quirk: "), and warned where it would surprise (`quirks`); the card (README.md)
-gives the formulas, quirks and limits. `item_stats` scores one entry (all k x k pairs, padded, then the
-official loop's assignment, found by an exact search); `aggregate` turns any list of them into the
-official JSON structure. Bad input gets an `EntryError` naming the example and the triple, or a
-`TypeError` for a wrong type, never a guessed number.
+gives the formulas, quirks and limits.
 
     >>> result = score([["Alan_Bean | occupation | Test_pilot"]], [["Alan_Bean | occupation | Test_pilot"]])
     >>> result["Total_scores"]["Exact"]["F1"], result["Exact_match"]["F1"]
@@ -115,8 +112,7 @@ class _OfficialCrash(Exception):
 
 
 def _find(tokens, gram):
-    """First position of `gram` as a contiguous run in `tokens`, or None (`list.index` finds the
-    candidate starts at C speed; the first full match is returned, as a plain scan would)."""
+    """First position of `gram` as a contiguous run in `tokens`, or None (`list.index` finds starts at C speed)."""
     first, size = gram[0], len(gram)
     end = len(tokens) - size + 1
     start = 0
@@ -132,7 +128,6 @@ def _find(tokens, gram):
 
 
 def _longest_common_run(ref, cand):
-    """The length of the longest run of tokens that occurs contiguously in both lists."""
     positions = {}
     for j, token in enumerate(cand):
         positions.setdefault(token, []).append(j)
@@ -247,7 +242,6 @@ def _candidate_spans(total, label):
 
 
 def _mark(ref, cand, gram, ref_start, found_number, unmarked):
-    """Marks `gram` where it was found in the reference and at its first place in the candidate."""
     for q in range(ref_start, ref_start + len(gram)):
         unmarked[ref[q]] -= 1
         ref[q] = f"FOUNDREF-{found_number}-{q}"
@@ -260,8 +254,6 @@ def _mark(ref, cand, gram, ref_start, found_number, unmarked):
 
 @lru_cache(maxsize=1 << 15)  # the same element pairs recur across pairs and entries; ~0.6 kB each
 def _aligned_spans(ref_tokens, cand_tokens, ref_label, cand_label):
-    """Align two elements' tokens, then `_element_spans` (found, reference spans, candidate spans,
-    len(total), linked candidate tokens), plus the aligned reference tokens."""
     ref, cand = list(ref_tokens), list(cand_tokens)
     _align(ref, cand)
     return (*_element_spans(ref, cand, ref_label, cand_label), tuple(ref))
@@ -298,7 +290,6 @@ def _pair_spans(ref, cand):
     ref_elements, cand_elements = _elements(ref, cand)
     ref_tok = [_element_tokens(e) for e in ref_elements]
     cand_tok = [_element_tokens(e) for e in cand_elements]
-    # Main pass: element against element, same labels.
     results = [_aligned_spans(ref_tok[e][_REF], cand_tok[e][_CAND], label, label) for e, label in enumerate(_LABELS)]
     results, bases = _swapped(ref_tok, cand_tok, results)
     return [[(label, start + base, end + base) for result, base in zip(results, bases)
@@ -472,7 +463,6 @@ def search_assignment(scores):
     same_rows_from = [all(row == scores[-1] for row in scores[d:]) for d in range(k)]  # then h is a plain sum
 
     def choices(used):
-        """Unused columns, first of each group of equal columns only, in increasing order."""
         return [j for j in range(k) if not used >> j & 1 and used & earlier_twins[j] == earlier_twins[j]]
 
     @lru_cache(maxsize=None)
@@ -560,7 +550,6 @@ def _where(example):
 
 
 def _check_list(triples, side, example):
-    """A list of strings, within the size limits."""
     where = _where(example)
     if isinstance(triples, str) or not isinstance(triples, (list, tuple)):
         raise TypeError(f"{where}{side}s is {type(triples).__name__} {triples!r:.80}; "
@@ -581,7 +570,6 @@ def _check_list(triples, side, example):
 
 
 def _check_elements(normalised, side, example):
-    """Every subject, predicate and object within `MAX_ELEMENT_TOKENS` (word alignment is cubic)."""
     for i, triple in enumerate(normalised):
         for name, element in zip(("subject", "predicate", "object"), triple.split(" | ")[:3]):
             n_tokens = len(_element_tokens(element)[_CAND])
@@ -665,9 +653,7 @@ def check_cost(references_per_entry, candidates_per_entry, limit=MAX_COST, locat
 
 def quirks(references, candidates, refs, cands):
     """The official behaviours of this entry that a reader would not expect and that change its numbers
-    (reproduced, and reported as warnings): triples without ' | ', candidate tokens of several
-    punctuation marks (the quote asymmetry), and parts beyond the third.
-    Returns (side, triple index, message) for each; `refs`/`cands` are the normalised triples."""
+    (reported as warnings), each as (side, triple index, message); `refs`/`cands` are the normalised triples."""
     return tuple((side, i, f"{side} triple {i} {raw[i]!r:.80} has {what} (as in the official script)")
                  for side, raw, normalised in (("reference", references, refs), ("candidate", candidates, cands))
                  for i, triple in enumerate(normalised) for what in _quirks_met(side, triple, bool(refs)))
