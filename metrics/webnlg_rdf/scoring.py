@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 import benchscore
-from benchscore.core.readers import InputError
+from benchscore.core.readers import InputError, invalid_text
 from benchscore.webnlg_rdf.tokenizer import tokenize
 
 VERSION = "1.0.0"
@@ -287,9 +287,7 @@ _LABELS = (SUB, PRED, OBJ)
 def _pair_spans(ref, cand):
     """Reference and candidate spans of one normalised pair: main pass, then the swap attempts.
     Each element's spans are shifted by the element's base (the previous elements' len(total))."""
-    ref_elements, cand_elements = _elements(ref, cand)
-    ref_tok = [_element_tokens(e) for e in ref_elements]
-    cand_tok = [_element_tokens(e) for e in cand_elements]
+    ref_tok, cand_tok = ([_element_tokens(e) for e in elements] for elements in _elements(ref, cand))
     results = [_aligned_spans(ref_tok[e][_REF], cand_tok[e][_CAND], label, label) for e, label in enumerate(_LABELS)]
     results, bases = _swapped(ref_tok, cand_tok, results)
     return [[(label, start + base, end + base) for result, base in zip(results, bases)
@@ -318,12 +316,10 @@ def _swapped(ref_tok, cand_tok, results):
     # Swap 2: subject <-> predicate. Quirk: guarded by "nothing switched" only, so it also runs when
     # swap 1 was tried and found nothing; the object keeps its main-pass base.
     if not found_s and not found_p and (hit := _swap(ref_tok, cand_tok, 0, 1)):
-        first, second = hit
-        return [first, second, results[2]], (0, first[3], len_s + len_p)
+        return [*hit, results[2]], (0, hit[0][3], len_s + len_p)
     # Swap 3: predicate <-> object.
     if not found_p and not found_o and (hit := _swap(ref_tok, cand_tok, 1, 2)):
-        first, second = hit
-        return [results[0], first, second], (0, len_s, len_s + first[3])
+        return [results[0], *hit], (0, len_s, len_s + hit[0][3])
     return results, (0, len_s, len_s + len_p)
 
 
@@ -341,11 +337,9 @@ def _count(true_spans, pred_spans):
     booked, hit = [], set()  # (outcome, its groups)
     for pred in pred_spans:
         outcome, true = _outcome(pred, true_spans)
-        if true is None:  # quirk (0.1.7): a spurious prediction is spurious for every tag
-            booked.append((_SPURIOUS, range(len(GROUPS))))
-        else:
-            hit.add(true)
-            booked.append((outcome, (0, _TAG_GROUP[true[0]])))
+        hit.add(true)
+        # quirk (0.1.7): a spurious prediction (no true span) is spurious for every tag
+        booked.append((outcome, range(len(GROUPS)) if true is None else (0, _TAG_GROUP[true[0]])))
     booked.extend((_MISSED, (0, _TAG_GROUP[true[0]])) for true in true_spans if true not in hit)
     counts = [0] * _N_COUNTS
     for outcome, groups in booked:
@@ -356,7 +350,7 @@ def _count(true_spans, pred_spans):
 
 
 def _outcome(pred, true_spans):
-    """(outcome, the true span it hits) of one predicted span; (None, None) when it is spurious."""
+    """(outcome, the true span it hits) of one predicted span; (all spurious, None) when it hits none."""
     if pred in true_spans:
         return _EXACT_HIT, pred
     label, start, end = pred
@@ -368,7 +362,7 @@ def _outcome(pred, true_spans):
         # overlaps anything. A true span may be hit by several predictions.
         if max(start, true_start) < min(end, true_end):
             return (_OVERLAP_SAME_LABEL if label == true[0] else _OVERLAP_OTHER_LABEL), true
-    return None, None
+    return _SPURIOUS, None
 
 
 class PairResult(NamedTuple):
@@ -417,8 +411,7 @@ _SMALL = 5  # up to 5! = 120 permutations the official loop itself is the cheape
 def best_assignment(scores):
     """`assignment[c]` = column for row c maximising `s = 0; for c: s += scores[c][assignment[c]]`
     (float, in row order) -- the first such permutation in lexicographic order, i.e. exactly what
-    the official `for perm in itertools.permutations(range(k)): if s > best` loop selects. Small
-    entries run that loop; larger ones the exact search of `search_assignment`."""
+    the official `for perm in itertools.permutations(range(k)): if s > best` loop selects."""
     return official_assignment(scores) if len(scores) <= _SMALL else search_assignment(scores)
 
 
@@ -458,7 +451,7 @@ def search_assignment(scores):
     k = len(scores)
     if k == 0:
         return ()
-    columns = [tuple(row[j] for row in scores) for j in range(k)]
+    columns = list(zip(*scores))
     earlier_twins = [sum(1 << i for i in range(j) if columns[i] == columns[j]) for j in range(k)]
     same_rows_from = [all(row == scores[-1] for row in scores[d:]) for d in range(k)]  # then h is a plain sum
 
@@ -542,9 +535,6 @@ class EntryError(InputError):
         self.side, self.triple = side, triple
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")  # what UTF-8 cannot encode
-
-
 def _where(example):
     return "" if example is None else f"example {example}: "
 
@@ -558,7 +548,7 @@ def _check_list(triples, side, example):
         if not isinstance(triple, str):
             raise TypeError(f"{where}{side}s[{i}] is {type(triple).__name__} {triple!r:.80}; "
                             "expected a 'subject | predicate | object' string")
-        if not triple.isascii() and _SURROGATE.search(triple):
+        if not triple.isascii() and invalid_text(triple) is not None:
             raise EntryError(f"{where}{side} triple {i} {triple!r:.80} holds a lone surrogate; expected valid "
                              "Unicode text", side, i)
         if len(triple) > MAX_TRIPLE_CHARS:
@@ -623,7 +613,6 @@ def scoring_cost(references, candidates, example=None):
 
 
 def _cells(ref, cand):
-    """Word-alignment cells of one pair's elements, (tokens + 1) x (tokens + 1) each."""
     sizes = [[len(_element_tokens(element)[_CAND]) + 1 for element in triple.split(" | ")[:3]] for triple in (ref, cand)]
     return sum(a * b for a, b in itertools.zip_longest(*sizes, fillvalue=1))
 
@@ -772,10 +761,9 @@ def checked_stats(stats):
 
 
 def aggregate(stats):
-    """The official output dict from a list of `ItemStats`, keys in the official order:
-    Total_scores (Ent_type, Partial, Strict, Exact), Scores_per_tag (Subjects, Predicates,
-    Objects; each the four schemes), Exact_match. Counts are sums; P/R/F1 are the exactly rounded
-    means over all selected pairs, as `statistics.mean` gives them (the int 0 when every pair's is)."""
+    """The official output dict from a list of `ItemStats`, keys in the official order. Counts are sums;
+    P/R/F1 are the exactly rounded means over all selected pairs, as `statistics.mean` gives them (the
+    int 0 when every pair's is)."""
     stats = checked_stats(stats)
     n_pairs = sum(entry.n_pairs for entry in stats)
     if n_pairs == 0:
