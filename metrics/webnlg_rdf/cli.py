@@ -65,9 +65,8 @@ def format_table(result, by=()):
         lines.extend(_row(f"  {scheme}", scores[scheme], COUNTS) for scheme in SCHEMES)
     lines.append(_row("Exact_match", result["Exact_match"]))
     for key in by:
-        lines.append("")
-        lines.append(f"Extension (not in the official script): Total_scores F1 per {key}")
-        lines.append(f"  {key:<28}" + "".join(f"{scheme:>10}" for scheme in SCHEMES) + f"{'Exact_match':>13}")
+        lines += ["", f"Extension (not in the official script): Total_scores F1 per {key}",
+                  f"  {key:<28}" + "".join(f"{scheme:>10}" for scheme in SCHEMES) + f"{'Exact_match':>13}"]
         for group, sub in result[f"extension_per_{key}"].items():
             f1s = "".join(f"{sub['Total_scores'][scheme]['F1']:>10.4f}" for scheme in SCHEMES)
             lines.append(f"  {str(group):<28}{f1s}{sub['Exact_match']['F1']:>13.4f}")

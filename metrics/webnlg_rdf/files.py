@@ -82,19 +82,6 @@ def parse_xml(path):
     return builder.close(), lines
 
 
-def _entries(path):
-    root, lines = parse_xml(path)
-    if root.tag != "benchmark":
-        raise at_line(path, lines[root], f"the root element is <{root.tag}>; expected <benchmark>")
-    entries = root.find("entries")
-    if entries is None:
-        raise at_line(path, lines[root], "<benchmark> has no <entries> element; expected <entries> with <entry> elements")
-    found = list(entries.iter("entry"))
-    if not found:
-        raise at_line(path, lines[entries], "<entries> has no <entry>; expected at least one entry")
-    return found, lines
-
-
 def _texts(element, tag, lines):
     children = list(element.iter(tag))
     return ["".join(child.itertext()) for child in children], [lines[child] for child in children]
@@ -115,8 +102,15 @@ def _name(index, eid):
 
 
 def _read(path, tripleset, triple, expected):
-    entries, lines = _entries(path)
-    for index, entry in enumerate(entries):
+    root, lines = parse_xml(path)
+    if root.tag != "benchmark":
+        raise at_line(path, lines[root], f"the root element is <{root.tag}>; expected <benchmark>")
+    entries = root.find("entries")
+    if entries is None:
+        raise at_line(path, lines[root], "<benchmark> has no <entries> element; expected <entries> with <entry> elements")
+    if next(entries.iter("entry"), None) is None:
+        raise at_line(path, lines[entries], "<entries> has no <entry>; expected at least one entry")
+    for index, entry in enumerate(entries.iter("entry")):
         eid, found = entry.get("eid"), entry.find(f".//{tripleset}")
         if found is None:
             raise at_line(path, lines[entry], f"{_name(index, eid)} has no <{tripleset}>; expected {expected}")
