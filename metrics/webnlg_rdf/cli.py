@@ -43,8 +43,7 @@ def score_files(reference_path, candidate_path, by=(), progress=False, time_limi
     result = aggregate(stats)
     # size = number of reference triples, as in the evaluate module (equal to the files' size attribute)
     keys = {"category": [ref["category"] for ref in references], "size": [len(ref["triples"]) for ref in references]}
-    for key in by:
-        result[f"extension_per_{key}"] = breakdown(stats, keys[key])
+    result.update((f"extension_per_{key}", breakdown(stats, keys[key])) for key in by)
     if warnings:
         result["warnings"] = warnings
     result["signature"] = signature(breakdown=bool(by))

@@ -41,14 +41,6 @@ def _html_ampersand(match):
     return "&amp;" + name + ";"
 
 
-class _Refused(Exception):
-    pass
-
-
-def _refuse(what, *_):
-    raise _Refused(what)
-
-
 def parse_xml(path):
     """(root element, {element: its line}) of an XML file parsed safely; tag names lower-cased."""
     size = os.path.getsize(path)
@@ -60,22 +52,23 @@ def parse_xml(path):
         raise at_line(path, 1, "the file is empty; expected a WebNLG XML file (<benchmark><entries><entry>...)")
     builder, lines = ET.TreeBuilder(), {}
     parser = expat.ParserCreate()
-    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)  # never read an external DTD
-    parser.EntityDeclHandler = partial(_refuse, "an entity declaration (<!ENTITY ...>)")
-    parser.UnparsedEntityDeclHandler = partial(_refuse, "an unparsed entity declaration")
-    parser.ExternalEntityRefHandler = partial(_refuse, "an external entity reference")
+
+    def refuse(what, *_):
+        raise at_line(path, parser.CurrentLineNumber, f"found {what}; expected none (WebNLG files need none, "
+                                                      "and entities can expand without bound or read other files)")
 
     def start(tag, attributes):
         lines[builder.start(tag.lower(), attributes)] = parser.CurrentLineNumber
 
+    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)  # never read an external DTD
+    parser.EntityDeclHandler = partial(refuse, "an entity declaration (<!ENTITY ...>)")
+    parser.UnparsedEntityDeclHandler = partial(refuse, "an unparsed entity declaration")
+    parser.ExternalEntityRefHandler = partial(refuse, "an external entity reference")
     parser.StartElementHandler = start
     parser.EndElementHandler = lambda tag: builder.end(tag.lower())
     parser.CharacterDataHandler = builder.data
     try:
         parser.Parse(_AMPERSAND.sub(_html_ampersand, text), True)
-    except _Refused as err:
-        raise at_line(path, parser.CurrentLineNumber, f"found {err}; expected none (WebNLG files need none, "
-                                                      "and entities can expand without bound or read other files)") from None
     except expat.ExpatError as err:
         raise at_line(path, err.lineno, f"not well-formed XML ({expat.ErrorString(err.code)} at column "
                                         f"{err.offset + 1}); expected a WebNLG XML file") from None

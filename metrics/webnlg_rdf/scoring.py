@@ -449,8 +449,6 @@ def search_assignment(scores):
     The DP has at most 2^(distinct columns) x prod(#copies + 1) states (`search_states`).
     """
     k = len(scores)
-    if k == 0:
-        return ()
     columns = list(zip(*scores))
     earlier_twins = [sum(1 << i for i in range(j) if columns[i] == columns[j]) for j in range(k)]
     same_rows_from = [all(row == scores[-1] for row in scores[d:]) for d in range(k)]  # then h is a plain sum
@@ -777,9 +775,8 @@ def aggregate(stats):
         result = dict(zip(KINDS, counts[at : at + 5]))
         result.update(Possible=possible, Actual=actual)
         # A per-pair rate is the int 0 exactly when its denominator (summed here) or its numerator is 0.
-        for rate, all_int in zip(RATES, (actual == 0, possible == 0, matched == 0)):
-            total = rate_sums[(group * 4 + scheme) * 3 + RATES.index(rate)]
-            result[rate] = 0 if all_int else total / (_UNIT * n_pairs)
+        for index, all_int in enumerate((actual == 0, possible == 0, matched == 0)):
+            result[RATES[index]] = 0 if all_int else rate_sums[(group * 4 + scheme) * 3 + index] / (_UNIT * n_pairs)
         return result
 
     def schemes(group):
