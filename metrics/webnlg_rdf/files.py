@@ -100,7 +100,8 @@ def _read(path, tripleset, triple, expected):
         raise at_line(path, lines[root], f"the root element is <{root.tag}>; expected <benchmark>")
     entries = root.find("entries")
     if entries is None:
-        raise at_line(path, lines[root], "<benchmark> has no <entries> element; expected <entries> with <entry> elements")
+        raise at_line(path, lines[root], "<benchmark> has no <entries> element; expected <entries> with <entry> "
+                                         "elements")
     if next(entries.iter("entry"), None) is None:
         raise at_line(path, lines[entries], "<entries> has no <entry>; expected at least one entry")
     for index, entry in enumerate(entries.iter("entry")):

@@ -61,7 +61,7 @@ GROUPS = ("Total",) + TAGS  # the four count groups: Total_scores, then Scores_p
 KINDS = ("Correct", "Incorrect", "Partial", "Missed", "Spurious")
 RATES = ("Precision", "Recall", "F1")
 CORRECT, INCORRECT, PARTIAL, MISSED, SPURIOUS = range(5)
-SUB, PRED, OBJ = "SUB", "PRED", "OBJ"
+SUB, PRED, OBJ = _LABELS = ("SUB", "PRED", "OBJ")  # the span labels, in element order
 _TAG_GROUP = {SUB: 1, PRED: 2, OBJ: 3}
 _N_COUNTS = len(GROUPS) * len(SCHEMES) * len(KINDS)  # 80 per pair or entry
 _N_RATES = len(GROUPS) * len(SCHEMES) * len(RATES)  # 48
@@ -265,11 +265,9 @@ def _elements(ref, cand):
     ref_parts, cand_parts = ref.split(" | "), cand.split(" | ")
     if len(ref_parts) == 1:  # padding (or a reference without ' | '): the candidate drives
         if len(cand_parts) != 3:
-            raise _OfficialCrash(
-                f"candidate triple {cand!r} has {len(cand_parts)} ' | '-separated part(s) and is scored against "
-                "a padded reference (more candidate than reference triples); expected exactly 3 "
-                "(the official script crashes or its behaviour is unrecorded)"
-            )
+            raise _OfficialCrash(f"candidate triple {cand!r} has {len(cand_parts)} ' | '-separated part(s) and is "
+                                 "scored against a padded reference (more candidate than reference triples); "
+                                 "expected exactly 3 (the official script crashes or its behaviour is unrecorded)")
         return ("", "", ""), tuple(cand_parts)
     if len(ref_parts) == 2:
         raise _OfficialCrash(f"reference triple {ref!r} has 2 ' | '-separated parts; expected 3", "reference")
@@ -281,7 +279,6 @@ def _elements(ref, cand):
 
 
 _REF, _CAND, _SWAP = 0, 1, 2  # which side's token filter (`_element_tokens`)
-_LABELS = (SUB, PRED, OBJ)
 
 
 def _pair_spans(ref, cand):
@@ -815,6 +812,5 @@ def grouped(stats, keys):
 
 
 def breakdown(stats, keys):
-    """Extension (not in the official script): `{key: aggregate(entries with that key)}` in `grouped`'s
-    order, e.g. per category or per number of reference triples."""
+    """Extension (not in the official script): `{key: aggregate(entries with that key)}` in `grouped`'s order."""
     return {key: aggregate(group) for key, group in grouped(stats, keys).items()}
