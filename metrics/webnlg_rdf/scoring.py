@@ -112,7 +112,7 @@ class _OfficialCrash(Exception):
 
 
 def _find(tokens, gram):
-    """First position of `gram` as a contiguous run in `tokens`, or None (`list.index` finds starts at C speed)."""
+    """First position of `gram` as a contiguous run in `tokens`, or None (starts found by `list.index`, at C speed)."""
     first, size = gram[0], len(gram)
     end = len(tokens) - size + 1
     start = 0
@@ -333,9 +333,9 @@ def _count(true_spans, pred_spans):
     (group 0 = all tags, then SUB, PRED, OBJ). An outcome is booked under the true span's label."""
     booked, hit = [], set()  # (outcome, its groups)
     for pred in pred_spans:
-        outcome, true = _outcome(pred, true_spans)
+        outcome, true = _outcome(pred, true_spans)  # true is None for a spurious prediction
         hit.add(true)
-        # quirk (0.1.7): a spurious prediction (no true span) is spurious for every tag
+        # quirk (0.1.7): a spurious prediction is spurious for every tag
         booked.append((outcome, range(len(GROUPS)) if true is None else (0, _TAG_GROUP[true[0]])))
     booked.extend((_MISSED, (0, _TAG_GROUP[true[0]])) for true in true_spans if true not in hit)
     counts = [0] * _N_COUNTS
