@@ -43,8 +43,7 @@ def score_files(reference_path, candidate_path, by=(), progress=False, time_limi
     result = aggregate(stats)
     # size = number of reference triples, as in the evaluate module (equal to the files' size attribute)
     keys = {"category": [ref["category"] for ref in references], "size": [len(ref["triples"]) for ref in references]}
-    for key in by:
-        result[f"extension_per_{key}"] = breakdown(stats, keys[key])
+    result.update((f"extension_per_{key}", breakdown(stats, keys[key])) for key in by)
     if warnings:
         result["warnings"] = warnings
     result["signature"] = signature(breakdown=bool(by))
@@ -65,9 +64,8 @@ def format_table(result, by=()):
         lines.extend(_row(f"  {scheme}", scores[scheme], COUNTS) for scheme in SCHEMES)
     lines.append(_row("Exact_match", result["Exact_match"]))
     for key in by:
-        lines.append("")
-        lines.append(f"Extension (not in the official script): Total_scores F1 per {key}")
-        lines.append(f"  {key:<28}" + "".join(f"{scheme:>10}" for scheme in SCHEMES) + f"{'Exact_match':>13}")
+        lines += ["", f"Extension (not in the official script): Total_scores F1 per {key}",
+                  f"  {key:<28}" + "".join(f"{scheme:>10}" for scheme in SCHEMES) + f"{'Exact_match':>13}"]
         for group, sub in result[f"extension_per_{key}"].items():
             f1s = "".join(f"{sub['Total_scores'][scheme]['F1']:>10.4f}" for scheme in SCHEMES)
             lines.append(f"  {str(group):<28}{f1s}{sub['Exact_match']['F1']:>13.4f}")

@@ -41,14 +41,6 @@ def _html_ampersand(match):
     return "&amp;" + name + ";"
 
 
-class _Refused(Exception):
-    pass
-
-
-def _refuse(what, *_):
-    raise _Refused(what)
-
-
 def parse_xml(path):
     """(root element, {element: its line}) of an XML file parsed safely; tag names lower-cased."""
     size = os.path.getsize(path)
@@ -60,44 +52,30 @@ def parse_xml(path):
         raise at_line(path, 1, "the file is empty; expected a WebNLG XML file (<benchmark><entries><entry>...)")
     builder, lines = ET.TreeBuilder(), {}
     parser = expat.ParserCreate()
-    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)  # never read an external DTD
-    parser.EntityDeclHandler = partial(_refuse, "an entity declaration (<!ENTITY ...>)")
-    parser.UnparsedEntityDeclHandler = partial(_refuse, "an unparsed entity declaration")
-    parser.ExternalEntityRefHandler = partial(_refuse, "an external entity reference")
+
+    def refuse(what, *_):
+        raise at_line(path, parser.CurrentLineNumber, f"found {what}; expected none (WebNLG files need none, "
+                                                      "and entities can expand without bound or read other files)")
 
     def start(tag, attributes):
         lines[builder.start(tag.lower(), attributes)] = parser.CurrentLineNumber
 
+    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)  # never read an external DTD
+    parser.EntityDeclHandler = partial(refuse, "an entity declaration (<!ENTITY ...>)")
+    parser.UnparsedEntityDeclHandler = partial(refuse, "an unparsed entity declaration")
+    parser.ExternalEntityRefHandler = partial(refuse, "an external entity reference")
     parser.StartElementHandler = start
     parser.EndElementHandler = lambda tag: builder.end(tag.lower())
     parser.CharacterDataHandler = builder.data
     try:
         parser.Parse(_AMPERSAND.sub(_html_ampersand, text), True)
-    except _Refused as err:
-        raise at_line(path, parser.CurrentLineNumber, f"found {err}; expected none (WebNLG files need none, "
-                                                      "and entities can expand without bound or read other files)") from None
     except expat.ExpatError as err:
         raise at_line(path, err.lineno, f"not well-formed XML ({expat.ErrorString(err.code)} at column "
                                         f"{err.offset + 1}); expected a WebNLG XML file") from None
     return builder.close(), lines
 
 
-def _entries(path):
-    """The `<entry>` elements and their lines; at least one."""
-    root, lines = parse_xml(path)
-    if root.tag != "benchmark":
-        raise at_line(path, lines[root], f"the root element is <{root.tag}>; expected <benchmark>")
-    entries = root.find("entries")
-    if entries is None:
-        raise at_line(path, lines[root], "<benchmark> has no <entries> element; expected <entries> with <entry> elements")
-    found = list(entries.iter("entry"))
-    if not found:
-        raise at_line(path, lines[entries], "<entries> has no <entry>; expected at least one entry")
-    return found, lines
-
-
 def _texts(element, tag, lines):
-    """(texts, lines) of the `tag` elements inside `element`."""
     children = list(element.iter(tag))
     return ["".join(child.itertext()) for child in children], [lines[child] for child in children]
 
@@ -117,9 +95,16 @@ def _name(index, eid):
 
 
 def _read(path, tripleset, triple, expected):
-    """(row, entry element, lines) per `<entry>`: row = {"eid", "triples", "line", "triple_lines"}."""
-    entries, lines = _entries(path)
-    for index, entry in enumerate(entries):
+    root, lines = parse_xml(path)
+    if root.tag != "benchmark":
+        raise at_line(path, lines[root], f"the root element is <{root.tag}>; expected <benchmark>")
+    entries = root.find("entries")
+    if entries is None:
+        raise at_line(path, lines[root], "<benchmark> has no <entries> element; expected <entries> with <entry> "
+                                         "elements")
+    if next(entries.iter("entry"), None) is None:
+        raise at_line(path, lines[entries], "<entries> has no <entry>; expected at least one entry")
+    for index, entry in enumerate(entries.iter("entry")):
         eid, found = entry.get("eid"), entry.find(f".//{tripleset}")
         if found is None:
             raise at_line(path, lines[entry], f"{_name(index, eid)} has no <{tripleset}>; expected {expected}")
@@ -212,8 +197,7 @@ def file_stats(reference_path, candidate_path, warnings=None, progress=None, tim
     """(references, candidates, per-entry `ItemStats`) of a candidate file against a reference file.
     Warnings (eids, official quirks met; at most `scoring.capped`'s number) are appended to
     `warnings` (a list) when given; `progress(iterable, total)` may wrap the entry loop;
-    `time_limit` (seconds, e.g. a Space's) stops a file whose entries together take longer. Files whose
-    entries need more than `scoring.MAX_COST` work units are refused before scoring (`check_cost`)."""
+    `time_limit` (seconds, e.g. a Space's) stops a file whose entries together take longer."""
     found = []
     references, candidates = read_pair(reference_path, candidate_path, found)
     check_cost(reference_path, candidate_path, references, candidates)

@@ -1,9 +1,5 @@
 """WebNLG XML -> a `datasets.Dataset` with explicit `Features`, read through `files.py` (the same
-parsing, pairing and `FILE:LINE:` errors as the CLI and the Space).
-
-    >>> from benchscore.webnlg_rdf.loader import load_dataset
-    >>> ds = load_dataset("references.xml", "candidates.xml")   # doctest: +SKIP
-"""
+parsing, pairing and `FILE:LINE:` errors as the CLI and the Space); usage: the card's "Files and loader"."""
 
 from benchscore.webnlg_rdf import files
 

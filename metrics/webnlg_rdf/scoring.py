@@ -4,10 +4,7 @@ Official scorer: `Evaluation_script_json.py` of WebNLG/WebNLG-Text-to-triples (6
 pinned nltk 3.4.5 and nervaluate 0.1.7, re-implemented from the spec's functional description (the
 official code is GPL and is not used). Every quirk that moves a published number is reproduced and
 named where it happens ("quirk: "), and warned where it would surprise (`quirks`); the card (README.md)
-gives the formulas, quirks and limits. `item_stats` scores one entry (all k x k pairs, padded, then the
-official loop's assignment, found by an exact search); `aggregate` turns any list of them into the
-official JSON structure. Bad input gets an `EntryError` naming the example and the triple, or a
-`TypeError` for a wrong type, never a guessed number.
+gives the formulas, quirks and limits.
 
     >>> result = score([["Alan_Bean | occupation | Test_pilot"]], [["Alan_Bean | occupation | Test_pilot"]])
     >>> result["Total_scores"]["Exact"]["F1"], result["Exact_match"]["F1"]
@@ -26,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 import benchscore
-from benchscore.core.readers import InputError
+from benchscore.core.readers import InputError, invalid_text
 from benchscore.webnlg_rdf.tokenizer import tokenize
 
 VERSION = "1.0.0"
@@ -64,7 +61,7 @@ GROUPS = ("Total",) + TAGS  # the four count groups: Total_scores, then Scores_p
 KINDS = ("Correct", "Incorrect", "Partial", "Missed", "Spurious")
 RATES = ("Precision", "Recall", "F1")
 CORRECT, INCORRECT, PARTIAL, MISSED, SPURIOUS = range(5)
-SUB, PRED, OBJ = "SUB", "PRED", "OBJ"
+SUB, PRED, OBJ = _LABELS = ("SUB", "PRED", "OBJ")  # the span labels, in element order
 _TAG_GROUP = {SUB: 1, PRED: 2, OBJ: 3}
 _N_COUNTS = len(GROUPS) * len(SCHEMES) * len(KINDS)  # 80 per pair or entry
 _N_RATES = len(GROUPS) * len(SCHEMES) * len(RATES)  # 48
@@ -115,8 +112,7 @@ class _OfficialCrash(Exception):
 
 
 def _find(tokens, gram):
-    """First position of `gram` as a contiguous run in `tokens`, or None (`list.index` finds the
-    candidate starts at C speed; the first full match is returned, as a plain scan would)."""
+    """First position of `gram` as a contiguous run in `tokens`, or None (starts found by `list.index`, at C speed)."""
     first, size = gram[0], len(gram)
     end = len(tokens) - size + 1
     start = 0
@@ -132,7 +128,6 @@ def _find(tokens, gram):
 
 
 def _longest_common_run(ref, cand):
-    """The length of the longest run of tokens that occurs contiguously in both lists."""
     positions = {}
     for j, token in enumerate(cand):
         positions.setdefault(token, []).append(j)
@@ -247,7 +242,6 @@ def _candidate_spans(total, label):
 
 
 def _mark(ref, cand, gram, ref_start, found_number, unmarked):
-    """Marks `gram` where it was found in the reference and at its first place in the candidate."""
     for q in range(ref_start, ref_start + len(gram)):
         unmarked[ref[q]] -= 1
         ref[q] = f"FOUNDREF-{found_number}-{q}"
@@ -260,8 +254,6 @@ def _mark(ref, cand, gram, ref_start, found_number, unmarked):
 
 @lru_cache(maxsize=1 << 15)  # the same element pairs recur across pairs and entries; ~0.6 kB each
 def _aligned_spans(ref_tokens, cand_tokens, ref_label, cand_label):
-    """Align two elements' tokens, then `_element_spans` (found, reference spans, candidate spans,
-    len(total), linked candidate tokens), plus the aligned reference tokens."""
     ref, cand = list(ref_tokens), list(cand_tokens)
     _align(ref, cand)
     return (*_element_spans(ref, cand, ref_label, cand_label), tuple(ref))
@@ -273,11 +265,9 @@ def _elements(ref, cand):
     ref_parts, cand_parts = ref.split(" | "), cand.split(" | ")
     if len(ref_parts) == 1:  # padding (or a reference without ' | '): the candidate drives
         if len(cand_parts) != 3:
-            raise _OfficialCrash(
-                f"candidate triple {cand!r} has {len(cand_parts)} ' | '-separated part(s) and is scored against "
-                "a padded reference (more candidate than reference triples); expected exactly 3 "
-                "(the official script crashes or its behaviour is unrecorded)"
-            )
+            raise _OfficialCrash(f"candidate triple {cand!r} has {len(cand_parts)} ' | '-separated part(s) and is "
+                                 "scored against a padded reference (more candidate than reference triples); "
+                                 "expected exactly 3 (the official script crashes or its behaviour is unrecorded)")
         return ("", "", ""), tuple(cand_parts)
     if len(ref_parts) == 2:
         raise _OfficialCrash(f"reference triple {ref!r} has 2 ' | '-separated parts; expected 3", "reference")
@@ -289,16 +279,12 @@ def _elements(ref, cand):
 
 
 _REF, _CAND, _SWAP = 0, 1, 2  # which side's token filter (`_element_tokens`)
-_LABELS = (SUB, PRED, OBJ)
 
 
 def _pair_spans(ref, cand):
     """Reference and candidate spans of one normalised pair: main pass, then the swap attempts.
     Each element's spans are shifted by the element's base (the previous elements' len(total))."""
-    ref_elements, cand_elements = _elements(ref, cand)
-    ref_tok = [_element_tokens(e) for e in ref_elements]
-    cand_tok = [_element_tokens(e) for e in cand_elements]
-    # Main pass: element against element, same labels.
+    ref_tok, cand_tok = ([_element_tokens(e) for e in elements] for elements in _elements(ref, cand))
     results = [_aligned_spans(ref_tok[e][_REF], cand_tok[e][_CAND], label, label) for e, label in enumerate(_LABELS)]
     results, bases = _swapped(ref_tok, cand_tok, results)
     return [[(label, start + base, end + base) for result, base in zip(results, bases)
@@ -327,12 +313,10 @@ def _swapped(ref_tok, cand_tok, results):
     # Swap 2: subject <-> predicate. Quirk: guarded by "nothing switched" only, so it also runs when
     # swap 1 was tried and found nothing; the object keeps its main-pass base.
     if not found_s and not found_p and (hit := _swap(ref_tok, cand_tok, 0, 1)):
-        first, second = hit
-        return [first, second, results[2]], (0, first[3], len_s + len_p)
+        return [*hit, results[2]], (0, hit[0][3], len_s + len_p)
     # Swap 3: predicate <-> object.
     if not found_p and not found_o and (hit := _swap(ref_tok, cand_tok, 1, 2)):
-        first, second = hit
-        return [results[0], first, second], (0, len_s, len_s + first[3])
+        return [results[0], *hit], (0, len_s, len_s + hit[0][3])
     return results, (0, len_s, len_s + len_p)
 
 
@@ -349,12 +333,10 @@ def _count(true_spans, pred_spans):
     (group 0 = all tags, then SUB, PRED, OBJ). An outcome is booked under the true span's label."""
     booked, hit = [], set()  # (outcome, its groups)
     for pred in pred_spans:
-        outcome, true = _outcome(pred, true_spans)
-        if true is None:  # quirk (0.1.7): a spurious prediction is spurious for every tag
-            booked.append((_SPURIOUS, range(len(GROUPS))))
-        else:
-            hit.add(true)
-            booked.append((outcome, (0, _TAG_GROUP[true[0]])))
+        outcome, true = _outcome(pred, true_spans)  # true is None for a spurious prediction
+        hit.add(true)
+        # quirk (0.1.7): a spurious prediction is spurious for every tag
+        booked.append((outcome, range(len(GROUPS)) if true is None else (0, _TAG_GROUP[true[0]])))
     booked.extend((_MISSED, (0, _TAG_GROUP[true[0]])) for true in true_spans if true not in hit)
     counts = [0] * _N_COUNTS
     for outcome, groups in booked:
@@ -365,7 +347,7 @@ def _count(true_spans, pred_spans):
 
 
 def _outcome(pred, true_spans):
-    """(outcome, the true span it hits) of one predicted span; (None, None) when it is spurious."""
+    """(outcome, the true span it hits) of one predicted span; (all spurious, None) when it hits none."""
     if pred in true_spans:
         return _EXACT_HIT, pred
     label, start, end = pred
@@ -377,7 +359,7 @@ def _outcome(pred, true_spans):
         # overlaps anything. A true span may be hit by several predictions.
         if max(start, true_start) < min(end, true_end):
             return (_OVERLAP_SAME_LABEL if label == true[0] else _OVERLAP_OTHER_LABEL), true
-    return None, None
+    return _SPURIOUS, None
 
 
 class PairResult(NamedTuple):
@@ -426,8 +408,7 @@ _SMALL = 5  # up to 5! = 120 permutations the official loop itself is the cheape
 def best_assignment(scores):
     """`assignment[c]` = column for row c maximising `s = 0; for c: s += scores[c][assignment[c]]`
     (float, in row order) -- the first such permutation in lexicographic order, i.e. exactly what
-    the official `for perm in itertools.permutations(range(k)): if s > best` loop selects. Small
-    entries run that loop; larger ones the exact search of `search_assignment`."""
+    the official `for perm in itertools.permutations(range(k)): if s > best` loop selects."""
     return official_assignment(scores) if len(scores) <= _SMALL else search_assignment(scores)
 
 
@@ -465,14 +446,11 @@ def search_assignment(scores):
     The DP has at most 2^(distinct columns) x prod(#copies + 1) states (`search_states`).
     """
     k = len(scores)
-    if k == 0:
-        return ()
-    columns = [tuple(row[j] for row in scores) for j in range(k)]
+    columns = list(zip(*scores))
     earlier_twins = [sum(1 << i for i in range(j) if columns[i] == columns[j]) for j in range(k)]
     same_rows_from = [all(row == scores[-1] for row in scores[d:]) for d in range(k)]  # then h is a plain sum
 
     def choices(used):
-        """Unused columns, first of each group of equal columns only, in increasing order."""
         return [j for j in range(k) if not used >> j & 1 and used & earlier_twins[j] == earlier_twins[j]]
 
     @lru_cache(maxsize=None)
@@ -552,15 +530,11 @@ class EntryError(InputError):
         self.side, self.triple = side, triple
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")  # what UTF-8 cannot encode
-
-
 def _where(example):
     return "" if example is None else f"example {example}: "
 
 
 def _check_list(triples, side, example):
-    """A list of strings, within the size limits."""
     where = _where(example)
     if isinstance(triples, str) or not isinstance(triples, (list, tuple)):
         raise TypeError(f"{where}{side}s is {type(triples).__name__} {triples!r:.80}; "
@@ -569,7 +543,7 @@ def _check_list(triples, side, example):
         if not isinstance(triple, str):
             raise TypeError(f"{where}{side}s[{i}] is {type(triple).__name__} {triple!r:.80}; "
                             "expected a 'subject | predicate | object' string")
-        if not triple.isascii() and _SURROGATE.search(triple):
+        if not triple.isascii() and invalid_text(triple) is not None:
             raise EntryError(f"{where}{side} triple {i} {triple!r:.80} holds a lone surrogate; expected valid "
                              "Unicode text", side, i)
         if len(triple) > MAX_TRIPLE_CHARS:
@@ -581,7 +555,6 @@ def _check_list(triples, side, example):
 
 
 def _check_elements(normalised, side, example):
-    """Every subject, predicate and object within `MAX_ELEMENT_TOKENS` (word alignment is cubic)."""
     for i, triple in enumerate(normalised):
         for name, element in zip(("subject", "predicate", "object"), triple.split(" | ")[:3]):
             n_tokens = len(_element_tokens(element)[_CAND])
@@ -635,7 +608,6 @@ def scoring_cost(references, candidates, example=None):
 
 
 def _cells(ref, cand):
-    """Word-alignment cells of one pair's elements, (tokens + 1) x (tokens + 1) each."""
     sizes = [[len(_element_tokens(element)[_CAND]) + 1 for element in triple.split(" | ")[:3]] for triple in (ref, cand)]
     return sum(a * b for a, b in itertools.zip_longest(*sizes, fillvalue=1))
 
@@ -665,9 +637,7 @@ def check_cost(references_per_entry, candidates_per_entry, limit=MAX_COST, locat
 
 def quirks(references, candidates, refs, cands):
     """The official behaviours of this entry that a reader would not expect and that change its numbers
-    (reproduced, and reported as warnings): triples without ' | ', candidate tokens of several
-    punctuation marks (the quote asymmetry), and parts beyond the third.
-    Returns (side, triple index, message) for each; `refs`/`cands` are the normalised triples."""
+    (reported as warnings), each as (side, triple index, message); `refs`/`cands` are the normalised triples."""
     return tuple((side, i, f"{side} triple {i} {raw[i]!r:.80} has {what} (as in the official script)")
                  for side, raw, normalised in (("reference", references, refs), ("candidate", candidates, cands))
                  for i, triple in enumerate(normalised) for what in _quirks_met(side, triple, bool(refs)))
@@ -786,10 +756,9 @@ def checked_stats(stats):
 
 
 def aggregate(stats):
-    """The official output dict from a list of `ItemStats`, keys in the official order:
-    Total_scores (Ent_type, Partial, Strict, Exact), Scores_per_tag (Subjects, Predicates,
-    Objects; each the four schemes), Exact_match. Counts are sums; P/R/F1 are the exactly rounded
-    means over all selected pairs, as `statistics.mean` gives them (the int 0 when every pair's is)."""
+    """The official output dict from a list of `ItemStats`, keys in the official order. Counts are sums;
+    P/R/F1 are the exactly rounded means over all selected pairs, as `statistics.mean` gives them (the
+    int 0 when every pair's is)."""
     stats = checked_stats(stats)
     n_pairs = sum(entry.n_pairs for entry in stats)
     if n_pairs == 0:
@@ -803,9 +772,8 @@ def aggregate(stats):
         result = dict(zip(KINDS, counts[at : at + 5]))
         result.update(Possible=possible, Actual=actual)
         # A per-pair rate is the int 0 exactly when its denominator (summed here) or its numerator is 0.
-        for rate, all_int in zip(RATES, (actual == 0, possible == 0, matched == 0)):
-            total = rate_sums[(group * 4 + scheme) * 3 + RATES.index(rate)]
-            result[rate] = 0 if all_int else total / (_UNIT * n_pairs)
+        for index, all_int in enumerate((actual == 0, possible == 0, matched == 0)):
+            result[RATES[index]] = 0 if all_int else rate_sums[(group * 4 + scheme) * 3 + index] / (_UNIT * n_pairs)
         return result
 
     def schemes(group):
@@ -844,6 +812,5 @@ def grouped(stats, keys):
 
 
 def breakdown(stats, keys):
-    """Extension (not in the official script): `{key: aggregate(entries with that key)}` in `grouped`'s
-    order, e.g. per category or per number of reference triples."""
+    """Extension (not in the official script): `{key: aggregate(entries with that key)}` in `grouped`'s order."""
     return {key: aggregate(group) for key, group in grouped(stats, keys).items()}

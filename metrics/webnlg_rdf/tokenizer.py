@@ -109,9 +109,8 @@ _CONTRACTIONS = [  # MacIntyre's CONTRACTIONS2 then CONTRACTIONS3, as in 3.4.5
 _PLAIN = re.compile(r"(?:[^\W_]|\s)*")  # letters, digits and white space only
 
 
-def _treebank_words(sentence):
-    """nltk 3.4.5's improved `TreebankWordTokenizer().tokenize(sentence)` (no parenthesis conversion)."""
-    text = sentence
+def _treebank_words(text):
+    """nltk 3.4.5's improved `TreebankWordTokenizer().tokenize(text)` (no parenthesis conversion)."""
     # A shortcut: on letters, digits and white space only the contraction rules can fire (every
     # other rule needs a quote, an apostrophe, punctuation or a bracket), and most elements are such.
     plain = _PLAIN.fullmatch(text)

@@ -1,19 +1,6 @@
 """WebNLG+ 2020 text-to-RDF inside a `transformers.Trainer`: a `compute_metrics` for a text-to-triples model.
 
-    from benchscore.webnlg_rdf.loader import load_dataset
-    from benchscore.webnlg_rdf.trainer import compute_metrics_for
-    entries = load_dataset("references/en_all.xml")        # one row per entry: references, category, ...
-
-    def decode(predictions, indices):        # generated token ids -> triple strings per entry
-        texts = tokenizer.batch_decode(np.where(predictions < 0, tokenizer.pad_token_id, predictions),
-                                       skip_special_tokens=True)
-        return [[t.strip() for t in text.split("&&") if t.strip()] for text in texts]
-
-    trainer = Seq2SeqTrainer(model, Seq2SeqTrainingArguments(..., predict_with_generate=True),
-                             eval_dataset=tokenized_entries,
-                             compute_metrics=compute_metrics_for(entries, decode))
-    trainer.evaluate()     # {"eval_Total_scores/Exact/F1": ..., "eval_Exact_match/F1": ..., ...}
-
+Usage: the card's "In a `transformers` Trainer".
 `decode(predictions, indices)` gets the Trainer's predictions for some rows (a numpy array, or a
 tuple of arrays; padding may be -100) and their row numbers in the eval dataset (a `range`), and
 returns one list of "subject | predicate | object" strings per row. The reference triples (and, with
@@ -34,7 +21,6 @@ class WebnlgComputeMetrics(DecodedComputeMetrics):
     """The `compute_metrics` callable; build it with `compute_metrics_for`."""
 
     benchmark = "webnlg_rdf"
-
     decoded, decoded_lists = "triples", "lists of triple strings"
 
     def __init__(self, eval_dataset, decode, metric=None, breakdown=False, compute_kwargs=None):
