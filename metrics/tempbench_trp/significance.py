@@ -44,7 +44,6 @@ def _estimates(stats):
 
 def confidence_intervals(stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
     """Percentile bootstrap over questions: {name: {"estimate", "low", "high"}}, estimate = `aggregate`'s."""
-    resampling.check_options(n_resamples, seed, level)
     return resampling.intervals(item_values(stats), statistic, _estimates(stats), n_resamples, seed, level)
 
 

@@ -490,13 +490,13 @@ def search_assignment(scores):
 
 
 # -- 7. Per-entry statistics and the corpus aggregate -----------------------------------------
-_UNIT = 2**1074  # every float is an integer multiple of 2**-1074: exact sums as Python ints
+UNIT = 2**1074  # every float is an integer multiple of 2**-1074: exact sums as Python ints
 
 
 @lru_cache(maxsize=1 << 14)  # few distinct rate values
 def _exact(value):
     numerator, denominator = value.as_integer_ratio()
-    return numerator * (_UNIT // denominator)
+    return numerator * (UNIT // denominator)
 
 
 @dataclass(frozen=True)
@@ -773,7 +773,7 @@ def aggregate(stats):
         result.update(Possible=possible, Actual=actual)
         # A per-pair rate is the int 0 exactly when its denominator (summed here) or its numerator is 0.
         for index, all_int in enumerate((actual == 0, possible == 0, matched == 0)):
-            result[RATES[index]] = 0 if all_int else rate_sums[(group * 4 + scheme) * 3 + index] / (_UNIT * n_pairs)
+            result[RATES[index]] = 0 if all_int else rate_sums[(group * 4 + scheme) * 3 + index] / (UNIT * n_pairs)
         return result
 
     def schemes(group):

@@ -9,16 +9,15 @@ schemes, named "<scheme>_<rate>"; `Exact_match` is not resampled. Point estimate
 
 from benchscore.core import resampling
 from benchscore.core.resampling import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
-from benchscore.webnlg_rdf.scoring import RATES, SCHEMES, aggregate, grouped
+from benchscore.webnlg_rdf.scoring import RATES, SCHEMES, UNIT, aggregate, grouped
 
 HEADLINE = tuple(f"{scheme}_{rate}" for scheme in SCHEMES for rate in RATES)
-_UNIT = 2**1074  # `ItemStats.rate_sums` are exact sums in units of 2**-1074 (see scoring.py)
 
 
 def item_values(stats):
     """One row per entry: k (its selected pairs), then the Total group's rate sums, scheme by scheme."""
     # rate_sums starts with the Total group: [scheme][P, R, F1]; int / int is the correctly rounded float.
-    return resampling.as_values([(entry.n_pairs, *(total / _UNIT for total in entry.rate_sums[:len(HEADLINE)]))
+    return resampling.as_values([(entry.n_pairs, *(total / UNIT for total in entry.rate_sums[:len(HEADLINE)]))
                                  for entry in stats], 1 + len(HEADLINE))
 
 
@@ -35,7 +34,6 @@ def _estimates(stats):
 def confidence_intervals(stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
     """Percentile bootstrap over entries: {"<scheme>_<rate>": {"estimate", "low", "high"}}; `estimate` is
     exactly `aggregate(stats)`'s number (for a slice, pass its stats: they are resampled within it)."""
-    resampling.check_options(n_resamples, seed, level)
     return resampling.intervals(item_values(stats), statistic, _estimates(stats), n_resamples, seed, level)
 
 
