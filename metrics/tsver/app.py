@@ -124,7 +124,6 @@ def show(result, names):
             result["signature"], space.notes(result, names))
 
 
-# Uploaded or pasted official files (gold, predictions and, optionally, recorded Ev2R), read as the CLI reads them.
 score_files, score_text = space.file_scorers(INPUTS, files.score_files, show, _options)
 
 

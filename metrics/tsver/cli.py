@@ -104,8 +104,7 @@ def table_lines(result):
 
 
 def run(args):
-    """Prints the official table (or JSON); warnings go to stderr (when a judge failed on every claim,
-    Ev2R is "n/a" and a warning gives the reason)."""
+    """Prints the official table (or JSON); warnings go to stderr."""
     result = files.score_files(args.gold, args.predictions, _judge(args), args.strict, args.ev2r_aggregation,
                                args.per_claim)
     warn("tsver", result["warnings"])

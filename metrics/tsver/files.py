@@ -24,7 +24,6 @@ def read_references(path):
 
 
 def _prediction(record, where):
-    """One prediction line checked: {"verdict", "explanation", "ranges"}."""
     for key in ("Claim", "Verdict"):
         if key not in record:
             raise ValueError(f"{where}: prediction has no {key!r} key; expected an object with the keys Claim, "

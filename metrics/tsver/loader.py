@@ -85,7 +85,6 @@ def _series_path(data_dir, series_id):
 
 
 def _csv_row(path, number, row, n_columns):
-    """One data line: the year, then a finite float or None (an empty cell) per country."""
     if len(row) != n_columns:
         found = "an empty line" if not row else f"{len(row)} comma-separated fields"
         raise at_line(path, number, f"found {found}; expected {n_columns} (as the header)")

@@ -29,7 +29,6 @@ MAX_COUNT = 10 ** 9  # one Ev²R count: far above any real judge's, and sums of 
 INT32 = (-(2 ** 31), 2 ** 31 - 1)  # years: what the evaluate module's int32 column holds, in every path
 RATE_LIMITED = "rate limited"  # starts the failure message of a claim the judge's server kept rate-limiting
 
-# Verdict outcome of one claim.
 OK, ERROR, UNMATCHED, MISSING = "ok", "error", "unmatched", "missing"
 SHOWN = 10  # claim indices named in one warning
 TSCS_TERMS = ("tscs", "iou", "precision", "recall", "f1")
@@ -418,14 +417,12 @@ EV2R_WARNINGS = (
 
 
 def _rate_warnings(ev2r):
-    """A warning naming each Ev²R rate above 1 (the official rates take the counts as given)."""
     over = [f"{name} {value}" for name, value in ev2r.items() if value is not None and value > 1]
     return [f"Ev2R {', '.join(over)} above 1: as the official scorer, the judge's counts are used as given "
             "(R = predicted-side support / reference facts count, sic), so a rate can exceed 1"] if over else []
 
 
 def _failure_warnings(n_judged, failures):
-    """Why Ev²R is not available (every judge call failed), or over how many claims it is."""
     if not failures:
         return []
     first = failures[0][:300]
@@ -437,7 +434,6 @@ def _failure_warnings(n_judged, failures):
 
 
 def _ev2r_part(stats, ev2r_aggregation):
-    """The Ev²R numbers and counts (none without a judge); not available when every judge call failed."""
     judged = [s.ev2r for s in stats if s.ev2r is not None]
     failures = [s.ev2r_failure for s in stats if s.ev2r_failure is not None]
     if not judged and not failures:
@@ -456,11 +452,6 @@ def counted_in(s, strict=False):
     return strict or s.status in (OK, ERROR), strict or s.status != MISSING
 
 
-def _denominators(stats, strict):
-    """(claims in the verdict scores, claims in TSCS)."""
-    return tuple([s for s in stats if counted_in(s, strict)[k]] for k in (0, 1))
-
-
 def aggregate(stats, strict=False, ev2r_aggregation="tsver"):
     """Corpus numbers from per-claim `ItemStats`, as fractions (the official table prints x100), with
     the official denominators (the card's table) or, with `strict`, every claim; `warnings`: what the
@@ -469,10 +460,10 @@ def aggregate(stats, strict=False, ev2r_aggregation="tsver"):
     check_flag(strict, "strict")
     stats = list(stats)
     check_item_stats(stats)
-    counted, in_tscs = _denominators(stats, strict)
+    counted, in_tscs = ([s for s in stats if counted_in(s, strict)[k]] for k in (0, 1))
     statuses = Counter(s.status for s in stats)
     result = {
-        "verdict_accuracy": _mean([1.0 if s.correct else 0.0 for s in counted]),
+        "verdict_accuracy": _mean([float(s.correct) for s in counted]),
         "verdict_macro_f1": _macro_f1([(s.gold, s.label) for s in counted]),
         **{name: _mean([getattr(s, name) for s in in_tscs]) for name in TSCS_TERMS},
         "n_claims": len(stats),
@@ -499,7 +490,6 @@ def check_item_stats(stats):
 
 
 def _file_notes(over, defaulted):
-    """What a recorded file's records hold that the official sum uses silently."""
     notes = ((over, "have a support count above their facts count, used as given (a rate can exceed 1)"),
              (defaulted, "lack some count keys, read as 0"))
     return "".join(f"; {n} of them {what}" for n, what in notes if n)

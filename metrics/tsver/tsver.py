@@ -140,7 +140,6 @@ class Tsver(metric.BenchscoreMetric):  # evaluate names the module after the cla
 
     def _compute(self, predictions, references, strict=False, ev2r_judge=None, ev2r_aggregation="tsver",
                  return_per_claim=False, confidence=None, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED):
-        # Every example was checked by _prepare: here the statistics are computed once and reused.
         scoring.check_flag(return_per_claim, "return_per_claim")
         if not predictions:
             raise ValueError("no examples to score; expected at least one claim")
