@@ -120,8 +120,7 @@ def score(gold, predictions, judge=None, strict=False, ev2r_aggregation="tsver",
 def score_files(gold_path, predictions_path, judge=None, strict=False, ev2r_aggregation="tsver", report=None):
     """The result dict of a prediction file against a gold file, read warnings included, as the CLI
     prints it. With `report` (a path), also writes `scoring.official_report` there as JSON."""
-    if report is not None:
-        check_output(report, gold_path, predictions_path, judge)
+    check_output(report, gold_path, predictions_path, judge)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TSVerWarning)
         gold = read_references(gold_path)

@@ -67,9 +67,7 @@ def _words(text):
 
 
 def match_verdict(verdict):
-    """The official label matcher: a free-text verdict -> one of LABELS, or None (see the card).
-
-    Each step in turn, the first label in LABELS order wins."""
+    """The official label matcher: a free-text verdict -> one of LABELS, or None (see the card)."""
     p = verdict.strip().lower()
     steps = (lambda label: label == p,  # exact (case-insensitive)
              lambda label: p in label or label in p,  # a substring either way

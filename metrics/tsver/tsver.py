@@ -11,6 +11,7 @@ from benchscore.core.resampling import DEFAULT_RESAMPLES
 from benchscore.core.resampling import DEFAULT_SEED
 from benchscore.tsver import files
 from benchscore.tsver import scoring
+from benchscore.tsver.loader import TIME_SERIES
 from benchscore.tsver.significance import add_confidence
 
 metric.check_version("0.1.0", "tsver")
@@ -96,9 +97,6 @@ Examples:
     (0.5, 0.3333, 0.4, 0)
 """
 
-_TIME_SERIES = [{"series": datasets.Value("string"),
-                 "ranges": [{"from": datasets.Value("int32"), "to": datasets.Value("int32")}]}]
-
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class Tsver(metric.BenchscoreMetric):  # evaluate names the module after the class: "tsver", like the folder
@@ -111,13 +109,13 @@ class Tsver(metric.BenchscoreMetric):  # evaluate names the module after the cla
                 "predictions": {
                     "verdict": datasets.Value("string"),
                     "explanation": datasets.Value("string"),
-                    "time_series": _TIME_SERIES,
+                    "time_series": TIME_SERIES,
                 },
                 "references": {
                     "claim": datasets.Value("string"),
                     "verdict": datasets.Value("string"),
                     "justifications": [datasets.Value("string")],
-                    "time_series": _TIME_SERIES,
+                    "time_series": TIME_SERIES,
                 },
             }),
             codebase_urls=["https://github.com/marekstrong/TSVer"],
