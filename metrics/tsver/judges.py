@@ -7,7 +7,6 @@ propagates. The card's "Judges" section lists the judges here and what each guar
 """
 
 import base64
-import binascii
 import concurrent.futures
 import contextlib
 import dataclasses
@@ -201,9 +200,7 @@ def parse_reply(text, redact=None):
     """The judge's JSON object from a reply (the first fenced ```json object, else the whole reply,
     else its first "{" to its last "}"), every string redacted (keys too), its counts validated.
     JudgeError otherwise; a reply without a JSON object is never shown: it may echo the API key."""
-    candidates = _FENCED.findall(text)
-    candidates += [text, text[text.find("{"):text.rfind("}") + 1]]
-    for candidate in candidates:
+    for candidate in [*_FENCED.findall(text), text, text[text.find("{"):text.rfind("}") + 1]]:
         try:
             response = parse_json(candidate, "judge reply")
         except ValueError:
@@ -256,7 +253,7 @@ def _encoded_forms(key):
     raw = key.encode("utf-8")
     forms = {base64.b64encode(raw).decode("ascii"), base64.urlsafe_b64encode(raw).decode("ascii")}
     forms |= {form.rstrip("=") for form in forms}
-    hexed = binascii.hexlify(raw).decode("ascii")
+    hexed = raw.hex()
     return {form for form in forms | {hexed, hexed.upper()} if len(form) >= 8}
 
 
@@ -510,7 +507,6 @@ class OpenAIJudge:
         return json.dumps({name: value for name, value in body.items() if value is not None}).encode("utf-8")
 
     def _send(self, headers, body):
-        """(status, headers, body) of one POST within the total deadline, else _Retry."""
         deadline = time.monotonic() + self.timeout
         answer, cancelled = concurrent.futures.Future(), threading.Event()
 
@@ -571,8 +567,7 @@ class OpenAIJudge:
         except FileNotFoundError:
             return None
         except (ValueError, JudgeError, OSError) as err:  # a damaged entry is asked again; the message names it
-            logger.warning("Ev2R judge: ignoring the unreadable cache entry %s (%s); asking the judge again",
-                           path, err)
+            logger.warning("Ev2R judge: ignoring the unreadable cache entry %s (%s); asking the judge again", path, err)
             return None
 
     def _write_cache(self, key, entry):

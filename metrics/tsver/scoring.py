@@ -116,9 +116,8 @@ def _common(a, b):
 def coverage(gold_series, predicted_series):
     """Per-claim TSCS terms of two `series id -> [{"from", "to"}]` dicts: series precision/recall/F1 and
     mean IoU of years over matched series. TSCS = F1 * mean IoU; 0 when either side is empty or None."""
-    zero = {"tscs": 0, "iou": 0, "precision": 0, "recall": 0, "f1": 0, "series": {}, "empty": True}
     if not gold_series or not predicted_series:
-        return zero
+        return {"tscs": 0, "iou": 0, "precision": 0, "recall": 0, "f1": 0, "series": {}, "empty": True}
     matched = [s for s in predicted_series if s in gold_series]
     precision = len(matched) / len(predicted_series)
     recall = len(matched) / len(gold_series)
@@ -202,8 +201,7 @@ def check_gold(record, where):
 
 
 def ranges_from_rows(rows, where="time_series"):
-    """The official dict form (series id -> ranges) from the `datasets` form
-    [{"series": id, "ranges": [{"from", "to"}]}]; None stays None. A repeated series id is an error."""
+    """The official dict form (series id -> ranges) of the `datasets` form [{"series": id, "ranges": [...]}]."""
     if rows is None:
         return None
     series = {}
@@ -292,10 +290,9 @@ def claim_item(gold_verdict, gold_series, prediction, ev2r=None, ev2r_failure=No
     verdict = None if prediction is None else prediction["verdict"]
     status, label = verdict_outcome(verdict)
     ranges = None if prediction is None else prediction["ranges"]
-    terms = coverage(gold_series, ranges)
     inverted = any(r["from"] > r["to"] for rows in (ranges or {}).values() for r in rows or ())
     return ItemStats(status=status, verdict=verdict, gold=gold_verdict, label=label,
-                     correct=status == OK and label == gold_verdict, **terms,
+                     correct=status == OK and label == gold_verdict, **coverage(gold_series, ranges),
                      ev2r=None if ev2r is None else ev2r_counts(ev2r), ev2r_failure=ev2r_failure,
                      ev2r_defaulted=defaulted_keys(ev2r), inverted_ranges=inverted)
 
@@ -404,14 +401,12 @@ VERDICT_WARNINGS = (
 INVERTED_WARNINGS = ((lambda s: s.inverted_ranges, "{n} claim(s) have a predicted range with from > to (claims "
                                                    "{claims}); as the official scorer, such a range covers no year "
                                                    "(it lowers the IoU and TSCS)"),)
-EV2R_WARNINGS = (
-    (lambda s: s.ev2r is not None and _over_supported(s.ev2r), "{n} judged claim(s) have a support count above their "
-     "facts count (claims {claims}); as the official scorer, the counts are used as given, so an Ev2R rate can "
-     "exceed 1"),
-    (lambda s: s.ev2r is not None and s.ev2r_defaulted, "{n} judged claim(s) have an Ev2R record without some of the "
-     "count keys (claims {claims}); as the official scorer, a missing count is read as 0; expected the keys "
-     + str(list(EV2R_KEYS))),
-)
+EV2R_WARNINGS = ((lambda s: s.ev2r is not None and _over_supported(s.ev2r), "{n} judged claim(s) have a support "
+                  "count above their facts count (claims {claims}); as the official scorer, the counts are used as "
+                  "given, so an Ev2R rate can exceed 1"),
+                 (lambda s: s.ev2r is not None and s.ev2r_defaulted, "{n} judged claim(s) have an Ev2R record "
+                  "without some of the count keys (claims {claims}); as the official scorer, a missing count is "
+                  "read as 0; expected the keys " + str(list(EV2R_KEYS))))
 
 
 def _rate_warnings(ev2r):
@@ -438,8 +433,7 @@ def _ev2r_part(stats, ev2r_aggregation):
         return {}, []
     # never a silent 0: with every judge call failed there is nothing to average
     ev2r = ev2r_aggregate(judged, ev2r_aggregation) if judged else dict.fromkeys(("precision", "recall", "f1"))
-    result = {f"ev2r_{k}": v for k, v in ev2r.items()}
-    result.update({"n_ev2r_judged": len(judged), "n_ev2r_failed": len(failures)})
+    result = {**{f"ev2r_{k}": v for k, v in ev2r.items()}, "n_ev2r_judged": len(judged), "n_ev2r_failed": len(failures)}
     warnings = _failure_warnings(len(judged), failures) + _claim_warnings(stats, EV2R_WARNINGS)
     return result, warnings + _rate_warnings(ev2r)
 
@@ -464,13 +458,9 @@ def aggregate(stats, strict=False, ev2r_aggregation="tsver"):
         "verdict_accuracy": _mean([float(s.correct) for s in counted]),
         "verdict_macro_f1": _macro_f1([(s.gold, s.label) for s in counted]),
         **{name: _mean([getattr(s, name) for s in in_tscs]) for name in TSCS_TERMS},
-        "n_claims": len(stats),
-        "n_scored": len(counted),
-        "n_in_tscs": len(in_tscs),
+        "n_claims": len(stats), "n_scored": len(counted), "n_in_tscs": len(in_tscs),
         "n_correct": sum(s.correct for s in counted),
-        "n_unmatched": statuses[UNMATCHED],
-        "n_errors": statuses[ERROR],
-        "n_missing": statuses[MISSING],
+        "n_unmatched": statuses[UNMATCHED], "n_errors": statuses[ERROR], "n_missing": statuses[MISSING],
         "confusion_matrix": _confusion(stats),
     }
     ev2r, ev2r_warnings = _ev2r_part(stats, ev2r_aggregation)
@@ -504,11 +494,10 @@ def file_ev2r(result, file_records):
                "(duplicates, or claims without a prediction line or not in the gold file); as the official "
                "scorer, Ev2R sums all of them")
     records = [ev2r_counts(r) for r in file_records]
-    over = sum(map(_over_supported, records))
     kept = [w for w in result["warnings"]  # what the claim-aligned records said; the file's numbers replace them
             if not w.startswith(("Ev2R not available", "Ev2R over", "Ev2R precision", "Ev2R recall", "Ev2R f1"))
             and "support count above" not in w]
-    warning += _file_notes(over, sum(bool(defaulted_keys(r)) for r in file_records))
+    warning += _file_notes(sum(map(_over_supported, records)), sum(bool(defaulted_keys(r)) for r in file_records))
     official = ev2r_aggregate(records, "tsver")
     return {**result, **{f"ev2r_{k}": v for k, v in official.items()}, "n_ev2r_records": len(file_records),
             "warnings": kept + [warning] + _rate_warnings(official)}

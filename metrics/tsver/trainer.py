@@ -1,5 +1,4 @@
-"""TSVer inside a `transformers.Trainer`: a `compute_metrics` for a verdict classifier (the card's
-"In a training loop" shows its use; `benchscore.core.trainer` describes both evaluation ways).
+"""TSVer inside a `transformers.Trainer`: a `compute_metrics` for a verdict classifier.
 
 The logits' argmax gives the verdict (class i is `labels[i]`). The gold claims are the eval
 dataset's rows, in order; the Trainer's label ids are checked against their verdicts, so a
