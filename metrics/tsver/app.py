@@ -1,8 +1,7 @@
 """The TSVer Space: verdict accuracy and macro-F1, TSCS and (recorded) Ev2R, the official scorer's numbers.
 
-Files are read as `benchscore tsver` reads them; see `benchscore.core.space`. The Space runs no LLM judge:
-Ev2R comes from a recorded judge file (the official `{"Claim", "ev2r_response"}` JSONL), or is left out.
-Serve it with `python app.py`.
+The Space runs no LLM judge: Ev2R comes from a recorded judge file (the official
+`{"Claim", "ev2r_response"}` JSONL), or is left out. Serve it with `python app.py`.
 """
 
 import pathlib
@@ -15,55 +14,46 @@ from benchscore.tsver import files, scoring
 from benchscore.tsver.cli import percent
 
 HERE = pathlib.Path(__file__).resolve().parent
-INPUTS = (
-    space.FileInput("Gold JSONL", (".jsonl", ".json"), "gold-file", "gold.jsonl"),
-    space.FileInput("Predictions JSONL", (".jsonl", ".json"), "predictions-file", "predictions.jsonl"),
-    space.FileInput("Recorded Ev2R JSONL (optional)", (".jsonl", ".json"), "ev2r-file", "ev2r.jsonl", optional=True),
-)
+INPUTS = (space.FileInput("Gold JSONL", (".jsonl", ".json"), "gold-file", "gold.jsonl"),
+          space.FileInput("Predictions JSONL", (".jsonl", ".json"), "predictions-file", "predictions.jsonl"),
+          space.FileInput("Recorded Ev2R JSONL (optional)", (".jsonl", ".json"), "ev2r-file", "ev2r.jsonl",
+                          optional=True))
 RESULT_HEADERS = ["score", "value", "official table (%)"]
 # (result key, name shown): the official table's rows first, then what the JSON adds.
-SCORES = [
-    ("tscs", "TSCS"),
-    ("verdict_macro_f1", "Verdict F1 (macro, 4 labels)"),
-    ("verdict_accuracy", "Verdict Accuracy"),
-    ("ev2r_f1", "Justifications Ev2R Score"),
-    ("ev2r_precision", "Ev2R precision"),
-    ("ev2r_recall", "Ev2R recall"),
-    ("iou", "time ranges: mean IoU"),
-    ("precision", "time ranges: mean precision"),
-    ("recall", "time ranges: mean recall"),
-    ("f1", "time ranges: mean F1"),
-]
-COUNTS = [
-    ("n_claims", "gold claims"),
-    ("n_scored", "verdicts scored"),
-    ("n_correct", "verdicts correct"),
-    ("n_in_tscs", "claims in TSCS"),
-    ("n_unmatched", "verdicts matching no label"),
-    ("n_errors", 'error predictions (verdict "error")'),
-    ("n_missing", "claims without a prediction line"),
-    ("n_ev2r_judged", "Ev2R: claims judged"),
-    ("n_ev2r_failed", "Ev2R: judge failures"),
-]
+SCORES = [("tscs", "TSCS"),
+          ("verdict_macro_f1", "Verdict F1 (macro, 4 labels)"),
+          ("verdict_accuracy", "Verdict Accuracy"),
+          ("ev2r_f1", "Justifications Ev2R Score"),
+          ("ev2r_precision", "Ev2R precision"),
+          ("ev2r_recall", "Ev2R recall"),
+          ("iou", "time ranges: mean IoU"),
+          ("precision", "time ranges: mean precision"),
+          ("recall", "time ranges: mean recall"),
+          ("f1", "time ranges: mean F1")]
+COUNTS = [("n_claims", "gold claims"),
+          ("n_scored", "verdicts scored"),
+          ("n_correct", "verdicts correct"),
+          ("n_in_tscs", "claims in TSCS"),
+          ("n_unmatched", "verdicts matching no label"),
+          ("n_errors", 'error predictions (verdict "error")'),
+          ("n_missing", "claims without a prediction line"),
+          ("n_ev2r_judged", "Ev2R: claims judged"),
+          ("n_ev2r_failed", "Ev2R: judge failures")]
 TABLE_HEADERS = ["claim", "gold verdict", "predicted verdict", "gold ranges", "predicted ranges"]
-TABLE_EXAMPLE = [
-    ["Rainfall doubled between 2000 and 2004.", "Supported", "supported.", "rainfall: 2000-2004",
-     "rainfall: 2002-2006"],
-    ["Emissions fell in 2011.", "Refuted", "Refuted", "emissions: 2010-2011", "emissions: 2010-2011"],
-    ["Literacy has never been higher.", "Not Enough Evidence", "not supported", "literacy: 2000-2001, 2001-2003",
-     "literacy: 2003-2003"],
-]
+TABLE_EXAMPLE = [["Rainfall doubled between 2000 and 2004.", "Supported", "supported.", "rainfall: 2000-2004",
+                  "rainfall: 2002-2006"],
+                 ["Emissions fell in 2011.", "Refuted", "Refuted", "emissions: 2010-2011", "emissions: 2010-2011"],
+                 ["Literacy has never been higher.", "Not Enough Evidence", "not supported",
+                  "literacy: 2000-2001, 2001-2003", "literacy: 2003-2003"]]
 
-PAGE = {  # the texts of the page
-    "title": "TSVer metric",
-    "heading": "TSVer: verdicts, time ranges (TSCS) and Ev2R",
-    "example_label": "Bundled example: 7 claims, every quirk",
-    "upload_note": "The official formats: the gold JSONL (`tsver_test.jsonl`), your prediction JSONL (`Claim`, "
-                   "`Verdict`, `Explanation`, `PredictedTimeRanges`) and, for Ev2R, a recorded judge file "
-                   '(`{"Claim", "ev2r_response"}` lines; this Space runs no LLM).',
-    "table_note": "One claim per row. Verdicts: the gold one is a label; the predicted one is free text, mapped by "
-                  "the official matcher. Ranges: `series: from-to[, from-to]`, series separated by `;`.",
-}
+PAGE = {"title": "TSVer metric",  # the texts of the page
+        "heading": "TSVer: verdicts, time ranges (TSCS) and Ev2R",
+        "example_label": "Bundled example: 7 claims, every quirk",
+        "upload_note": "The official formats: the gold JSONL (`tsver_test.jsonl`), your prediction JSONL (`Claim`, "
+                       "`Verdict`, `Explanation`, `PredictedTimeRanges`) and, for Ev2R, a recorded judge file "
+                       '(`{"Claim", "ev2r_response"}` lines; this Space runs no LLM).',
+        "table_note": "One claim per row. Verdicts: the gold one is a label; the predicted one is free text, mapped "
+                      "by the official matcher. Ranges: `series: from-to[, from-to]`, series separated by `;`."}
 
 
 def _options(strict=False, ev2r_aggregation="tsver"):
@@ -124,29 +114,25 @@ def show(result, names):
             result["signature"], space.notes(result, names))
 
 
-# Uploaded or pasted official files (gold, predictions and, optionally, recorded Ev2R), read as the CLI reads them.
 score_files, score_text = space.file_scorers(INPUTS, files.score_files, show, _options)
 
 
 def _options_widgets():
-    with gr.Accordion("Options (named in the signature)", open=False):
-        with gr.Row():
-            strict = gr.Checkbox(
-                label="Strict: missing or unmatched verdicts count wrong, missing predictions score 0 in TSCS")
-            ev2r_aggregation = gr.Radio(list(scoring.EV2R_AGGREGATIONS), value="tsver",
-                                        label="Ev2R aggregation: tsver (official micro sums) or paper (per-claim mean)")
+    with gr.Accordion("Options (named in the signature)", open=False), gr.Row():
+        strict = gr.Checkbox(
+            label="Strict: missing or unmatched verdicts count wrong, missing predictions score 0 in TSCS")
+        ev2r_aggregation = gr.Radio(list(scoring.EV2R_AGGREGATIONS), value="tsver",
+                                    label="Ev2R aggregation: tsver (official micro sums) or paper (per-claim mean)")
     return [strict, ev2r_aggregation]
 
 
 def build_demo():
-    outputs = [
-        space.results_table(RESULT_HEADERS, "Scores (fractions; the official table prints them x100)"),
-        space.results_table(None, "Confusion matrix (verdicts scored)", elem_id="confusion"),
-        space.bar_chart("Predicted verdicts per gold verdict", x="gold", y="claims", color="predicted", y_lim=None,
-                        x_title="gold verdict", x_label_angle=-15),
-        space.signature_box(),
-        space.notes_box("Notes from the scorer (what the official scorer does silently)", lines=3),
-    ]
+    outputs = [space.results_table(RESULT_HEADERS, "Scores (fractions; the official table prints them x100)"),
+               space.results_table(None, "Confusion matrix (verdicts scored)", elem_id="confusion"),
+               space.bar_chart("Predicted verdicts per gold verdict", x="gold", y="claims", color="predicted",
+                               y_lim=None, x_title="gold verdict", x_label_angle=-15),
+               space.signature_box(),
+               space.notes_box("Notes from the scorer (what the official scorer does silently)", lines=3)]
     return space.build_demo(**PAGE, folder=HERE, inputs=INPUTS, outputs=outputs, options=_options_widgets,
                             example=["gold.jsonl", "predictions.jsonl", "ev2r.jsonl"], score_files=score_files,
                             score_text=score_text, score_table=score_table, table_value=TABLE_EXAMPLE,

@@ -1,5 +1,4 @@
-"""`benchscore tsver` (the official scorer's table, with validated input; the card's "How to use" shows
-its options) and `benchscore compare tsver`."""
+"""`benchscore tsver` (the official scorer's table, with validated input) and `benchscore compare tsver`."""
 
 import functools
 import json
@@ -66,9 +65,8 @@ def confusion_lines(matrix):
     """The official layout (a pandas frame's to_string, indented 3): rows gold, columns predicted."""
     widths = [max(len(SHORT_LABELS[j]), *(len(str(row[j])) for row in matrix)) for j in range(len(LABELS))]
     lines = ["   " + " " + "".join("  " + label.rjust(w) for label, w in zip(SHORT_LABELS, widths))]
-    for label, row in zip(SHORT_LABELS, matrix):
-        lines.append("   " + label + "".join("  " + str(v).rjust(w) for v, w in zip(row, widths)))
-    return lines
+    return lines + ["   " + label + "".join("  " + str(v).rjust(w) for v, w in zip(row, widths))
+                    for label, row in zip(SHORT_LABELS, matrix)]
 
 
 def table_lines(result):
@@ -80,16 +78,14 @@ def table_lines(result):
     if "ev2r_f1" in result:
         rows.append(("Justifications Ev2R Score", result["ev2r_f1"]))
     lines = [RULE, " " * 25 + "📊 TSVer EVALUATION RESULTS 📊", RULE, "", "📋 Data Summary:",
-             f"   • Claims processed: {n_processed} out of {result['n_claims']}",
-             f"   • Coverage: {coverage:.1f}%",
+             f"   • Claims processed: {n_processed} out of {result['n_claims']}", f"   • Coverage: {coverage:.1f}%",
              f"   • Verdicts scored: {result['n_scored']} ({result['n_correct']} correct); "
              f"in TSCS: {result['n_in_tscs']}",
              f"   • Signature: {result['signature']}"]
     if "n_ev2r_judged" in result:
         lines.append(f"   • Ev2R: {result['n_ev2r_judged']} claims judged, {result['n_ev2r_failed']} judge failures; "
                      f"P {percent(result['ev2r_precision'])}, R {percent(result['ev2r_recall'])}")
-    lines += ["", "", "🎯 Performance Metrics:",
-              f"| {'Metric'.ljust(METRIC_WIDTH)} |   Score (%) |",
+    lines += ["", "", "🎯 Performance Metrics:", f"| {'Metric'.ljust(METRIC_WIDTH)} |   Score (%) |",
               f"|:{'-' * METRIC_WIDTH}-|------------:|"]
     lines += [f"| {name.ljust(METRIC_WIDTH)} | {percent(value).rjust(11)} |" for name, value in rows]
     lines += ["", "", "🔍 Confusion Matrix:", *confusion_lines(result["confusion_matrix"]), "", "",
@@ -104,15 +100,11 @@ def table_lines(result):
 
 
 def run(args):
-    """Prints the official table (or JSON); warnings go to stderr (when a judge failed on every claim,
-    Ev2R is "n/a" and a warning gives the reason)."""
+    """Prints the official table (or JSON); warnings go to stderr."""
     result = files.score_files(args.gold, args.predictions, _judge(args), args.strict, args.ev2r_aggregation,
                                args.per_claim)
     warn("tsver", result["warnings"])
-    if args.json:
-        print(json.dumps(result, indent=2))
-    else:
-        print("\n".join(table_lines(result)))
+    print(json.dumps(result, indent=2) if args.json else "\n".join(table_lines(result)))
     return 0
 
 

@@ -1,7 +1,5 @@
-"""TSVer's one read path: the official files -> validated claims, aligned predictions, judge records
-and scores, for every entry point (so one bad file gets one `FILE:LINE:` message everywhere). File
-problems the official scorer passes silently are `TSVerWarning`s, which `score_files` collects.
-"""
+"""TSVer's one read path (CLI, compare, module, loader, Space): the official files -> checked claims and scores;
+file problems the official scorer passes silently are `TSVerWarning`s, which `score_files` collects."""
 
 import dataclasses
 import json
@@ -24,7 +22,6 @@ def read_references(path):
 
 
 def _prediction(record, where):
-    """One prediction line checked: {"verdict", "explanation", "ranges"}."""
     for key in ("Claim", "Verdict"):
         if key not in record:
             raise ValueError(f"{where}: prediction has no {key!r} key; expected an object with the keys Claim, "
@@ -71,8 +68,7 @@ def read_predictions(path, gold_claims):
 
 
 def iter_recorded(path):
-    """Every record of an official Ev²R file, in file order, as ``(line_number, claim, ev2r_response)``:
-    the official aggregation sums them all. A bad record is a ValueError naming its line."""
+    """Every record of an official Ev²R file (the official sum reads them all) as ``(line, claim, response)``."""
     for number, record in iter_jsonl(path, 'an Ev2R record {"Claim", "ev2r_response"}'):
         where = f"{path}:{number}"
         for key, kind, what in (("Claim", str, "a string"), ("ev2r_response", dict, "a JSON object")):
@@ -86,8 +82,7 @@ def iter_recorded(path):
 
 
 def read_recorded(path):
-    """Official Ev²R judge records (JSONL) as ``{claim: ev2r_response}``, each response as recorded; for a
-    claim recorded twice the later line wins, with a warning naming both lines."""
+    """Official Ev²R judge records as ``{claim: ev2r_response}``; for a claim recorded twice the later line wins."""
     records, first_line = {}, {}
     for number, claim, response in iter_recorded(path):
         if claim in first_line:
@@ -121,15 +116,13 @@ def score(gold, predictions, judge=None, strict=False, ev2r_aggregation="tsver",
 def score_files(gold_path, predictions_path, judge=None, strict=False, ev2r_aggregation="tsver", report=None):
     """The result dict of a prediction file against a gold file, read warnings included, as the CLI
     prints it. With `report` (a path), also writes `scoring.official_report` there as JSON."""
-    if report is not None:
-        check_output(report, gold_path, predictions_path, judge)
+    check_output(report, gold_path, predictions_path, judge)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TSVerWarning)
         gold = read_references(gold_path)
         predictions = read_predictions(predictions_path, [g["Claim"] for g in gold])
         result = score(gold, predictions, judge, strict, ev2r_aggregation, report is not None, str(predictions_path))
-    read = [str(w.message) for w in caught if issubclass(w.category, TSVerWarning)]
-    result["warnings"] = read + result["warnings"]
+    result["warnings"] = [str(w.message) for w in caught if issubclass(w.category, TSVerWarning)] + result["warnings"]
     if report is not None:
         stats = result.pop("per_claim")
         with open(report, "w", encoding="utf-8") as f:

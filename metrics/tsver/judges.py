@@ -7,7 +7,6 @@ propagates. The card's "Judges" section lists the judges here and what each guar
 """
 
 import base64
-import binascii
 import concurrent.futures
 import contextlib
 import dataclasses
@@ -66,7 +65,7 @@ class JudgeOutcome:
 def validate_counts(response, where="judge output"):
     """The four counts of a judge's output as a dict of ints >= 0; raises JudgeError naming the key.
     A support count above its facts count is kept: the official scorer sums whatever the judge said."""
-    missing = [key for key in COUNT_KEYS if key not in response] if isinstance(response, Mapping) else []
+    missing = defaulted_keys(response)
     if missing:
         raise JudgeError(f"{where}: missing key {missing[0]!r} (expected the keys {list(COUNT_KEYS)})")
     try:
@@ -87,7 +86,6 @@ class RecordedJudge:
 
     @property
     def signature(self):
-        """Which records: their number and a digest of their content (two files, two signatures)."""
         canonical = json.dumps(self.records, sort_keys=True, ensure_ascii=False, default=repr)
         return f"recorded(n={len(self.records)},sha256={hashlib.sha256(canonical.encode('utf-8')).hexdigest()[:12]})"
 
@@ -102,7 +100,6 @@ class RecordedJudge:
         return response
 
     def defaulted(self, claim):
-        """The count keys the claim's record lacks (the official sum, and this judge, read them as 0)."""
         return defaulted_keys(self.records.get(claim))
 
     def __repr__(self):
@@ -203,9 +200,7 @@ def parse_reply(text, redact=None):
     """The judge's JSON object from a reply (the first fenced ```json object, else the whole reply,
     else its first "{" to its last "}"), every string redacted (keys too), its counts validated.
     JudgeError otherwise; a reply without a JSON object is never shown: it may echo the API key."""
-    candidates = _FENCED.findall(text)
-    candidates += [text, text[text.find("{"):text.rfind("}") + 1]]
-    for candidate in candidates:
+    for candidate in [*_FENCED.findall(text), text, text[text.find("{"):text.rfind("}") + 1]]:
         try:
             response = parse_json(candidate, "judge reply")
         except ValueError:
@@ -219,7 +214,6 @@ def parse_reply(text, redact=None):
 
 
 def _redact_strings(value, redact):
-    """`value` (parsed JSON) with `redact` applied to every string, dict keys included."""
     if isinstance(value, str):
         return redact(value)
     if isinstance(value, dict):
@@ -259,7 +253,7 @@ def _encoded_forms(key):
     raw = key.encode("utf-8")
     forms = {base64.b64encode(raw).decode("ascii"), base64.urlsafe_b64encode(raw).decode("ascii")}
     forms |= {form.rstrip("=") for form in forms}
-    hexed = binascii.hexlify(raw).decode("ascii")
+    hexed = raw.hex()
     return {form for form in forms | {hexed, hexed.upper()} if len(form) >= 8}
 
 
@@ -274,7 +268,7 @@ class _Secret:
         forms |= {json.dumps(form, ensure_ascii=ascii)[1:-1] for form in set(forms) for ascii in (True, False)}
         forms |= {form.replace("/", "\\/") for form in forms}  # JSON may escape "/" too
         forms |= _encoded_forms(self._value)
-        self._forms = sorted(forms, key=len, reverse=True)
+        self._forms = sorted(filter(None, forms), key=len, reverse=True)
         grams = sorted({self._value[i:i + SECRET_RUN].lower() for i in range(len(self._value) - SECRET_RUN + 1)})
         self._runs = re.compile("(?=(" + "|".join(map(re.escape, grams)) + "))", re.IGNORECASE) if grams else None
         for name in _HTTP_LOGGERS:  # httpcore logs response headers at DEBUG: a header may echo the key
@@ -291,12 +285,10 @@ class _Secret:
 
     def _replace(self, text):
         for form in self._forms:
-            if form:
-                text = re.sub(re.escape(form), "<hidden>", text, flags=re.IGNORECASE)
+            text = re.sub(re.escape(form), "<hidden>", text, flags=re.IGNORECASE)
         return self._hide_runs(text)
 
     def _hide_runs(self, text):
-        """`text` without any run of >= SECRET_RUN consecutive characters of the key (any case)."""
         pieces, end = [], 0  # text[:end] is done; overlapping or touching runs become one "<hidden>"
         for match in self._runs.finditer(text) if self._runs else ():
             if not pieces or match.start() > end:
@@ -311,10 +303,8 @@ class _Secret:
         cleaned = self._replace(unescaped)
         return cleaned if cleaned != unescaped else text
 
-    def __repr__(self):
+    def __repr__(self):  # str() uses it too
         return "<hidden>"
-
-    __str__ = __repr__
 
 
 def _post(client, url, headers, body, deadline, cancelled):
@@ -336,7 +326,6 @@ def _is_number(value, kind=(int, float)):
 
 
 def _check_settings(concurrency, max_retries, timeout, backoff):
-    """ValueError for a bad OpenAIJudge setting (True is not a number here)."""
     for name, value, ok, expected in (
             ("concurrency", concurrency, _is_number(concurrency, int) and concurrency >= 1, "an int >= 1"),
             ("max_retries", max_retries, _is_number(max_retries, int) and max_retries >= 0, "an int >= 0"),
@@ -356,7 +345,6 @@ def _masked(url):
 
 
 def _check_url(base_url):
-    """`base_url` if it is an http(s) URL with a host; ValueError (the URL masked) otherwise."""
     if not isinstance(base_url, str):
         raise TypeError(f"OpenAIJudge: base_url must be a string such as 'https://api.openai.com/v1', "
                         f"found {type(base_url).__name__}")
@@ -482,7 +470,6 @@ class OpenAIJudge:
         return failure
 
     def _rate_limited(self, message):
-        """A JudgeError for a claim the server kept rate-limiting, counted toward RATE_LIMITED_CLAIMS."""
         with self._lock:
             self._limited_in_a_row += 1
         return JudgeError(f"{RATE_LIMITED}: {message}")
@@ -510,11 +497,9 @@ class OpenAIJudge:
         return text if self._key is None else self._key.redact(text)
 
     def _headers(self):
-        headers = {"Content-Type": "application/json"}
         key = self._api_key()
-        if key is not None:
-            headers["Authorization"] = "Bearer " + key.reveal()
-        return headers
+        auth = {} if key is None else {"Authorization": "Bearer " + key.reveal()}
+        return {"Content-Type": "application/json", **auth}
 
     def _body(self, prompt):
         body = {"model": self.model, "messages": [{"role": "user", "content": prompt}], "temperature": self.temperature,
@@ -522,7 +507,6 @@ class OpenAIJudge:
         return json.dumps({name: value for name, value in body.items() if value is not None}).encode("utf-8")
 
     def _send(self, headers, body):
-        """(status, headers, body) of one POST within the total deadline, else _Retry."""
         deadline = time.monotonic() + self.timeout
         answer, cancelled = concurrent.futures.Future(), threading.Event()
 
@@ -542,7 +526,6 @@ class OpenAIJudge:
             raise _Retry(self._redact(f"{type(err).__name__} from {self.shown_url}: {err}")) from None
 
     def _request(self, prompt):
-        """One POST; returns the reply text, raises _Retry or _Refused."""
         headers, body = self._headers(), self._body(prompt)
         with self._slots:
             with self._lock:
@@ -584,8 +567,7 @@ class OpenAIJudge:
         except FileNotFoundError:
             return None
         except (ValueError, JudgeError, OSError) as err:  # a damaged entry is asked again; the message names it
-            logger.warning("Ev2R judge: ignoring the unreadable cache entry %s (%s); asking the judge again",
-                           path, err)
+            logger.warning("Ev2R judge: ignoring the unreadable cache entry %s (%s); asking the judge again", path, err)
             return None
 
     def _write_cache(self, key, entry):
@@ -609,8 +591,7 @@ def _read_regular(path):
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     if path.is_symlink():
         raise ValueError(f"{path}: a symbolic link; expected a regular cache file")
-    fd = os.open(path, flags)
-    with os.fdopen(fd, "rb") as handle:
+    with os.fdopen(os.open(path, flags), "rb") as handle:
         info = os.fstat(handle.fileno())
         if not stat.S_ISREG(info.st_mode):
             raise ValueError(f"{path}: not a regular file; expected a JSON cache entry")
@@ -673,7 +654,6 @@ def run_judge(judge, items, concurrency=None, progress=None):
 
 @contextlib.contextmanager
 def _progress(total, show):
-    """A function that advances a progress bar on stderr (when shown and tqdm is installed)."""
     if not show or tqdm is None:
         yield lambda: None
         return

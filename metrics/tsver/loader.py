@@ -16,22 +16,15 @@ from benchscore.tsver.scoring import series_rows
 RANGES = datasets.List({"from": datasets.Value("int32"), "to": datasets.Value("int32")})
 TIME_SERIES = datasets.List({"series": datasets.Value("string"), "ranges": RANGES})
 
+# date: as released, e.g. "April 01, 2022"; verdict: the label text, as the metric's references take it.
 FEATURES = datasets.Features({
-    "claim": datasets.Value("string"),
-    "claimant": datasets.Value("string"),
-    "date": datasets.Value("string"),  # as released, e.g. "April 01, 2022"
-    "publisher": datasets.Value("string"),
-    "url": datasets.Value("string"),
-    "verdict": datasets.Value("string"),  # the label text, as the metric's references take it
+    **{name: datasets.Value("string") for name in ("claim", "claimant", "date", "publisher", "url", "verdict")},
     "justifications": datasets.List(datasets.Value("string")),
     "time_series": TIME_SERIES,
 })
 
-PREDICTION_FEATURES = datasets.Features({
-    "verdict": datasets.Value("string"),
-    "explanation": datasets.Value("string"),
-    "time_series": TIME_SERIES,
-})
+PREDICTION_FEATURES = datasets.Features({"verdict": datasets.Value("string"), "explanation": datasets.Value("string"),
+                                         "time_series": TIME_SERIES})
 
 
 def reference(record):
@@ -85,7 +78,6 @@ def _series_path(data_dir, series_id):
 
 
 def _csv_row(path, number, row, n_columns):
-    """One data line: the year, then a finite float or None (an empty cell) per country."""
     if len(row) != n_columns:
         found = "an empty line" if not row else f"{len(row)} comma-separated fields"
         raise at_line(path, number, f"found {found}; expected {n_columns} (as the header)")
@@ -122,8 +114,7 @@ def load_time_series(data_dir, series_id):
     """time_series/csv/<series_id>.csv as a Dataset: "Date" (int year) and one float column per country
     (None where empty), for systems. `data_dir` may be `official:time_series`, the store's folder with
     the CSVs (`benchscore data fetch tsver --with-time-series`)."""
-    data_dir = data.resolve("tsver", data_dir)
-    path = _series_path(data_dir, series_id)
+    path = _series_path(data.resolve("tsver", data_dir), series_id)
     reader = csv.reader([text for _, text in iter_lines(path)])  # UTF-8 checked, BOM dropped, line ends removed
     rows = [(reader.line_num, row) for row in reader]
     header = _header(path, rows)

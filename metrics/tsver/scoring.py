@@ -29,7 +29,6 @@ MAX_COUNT = 10 ** 9  # one Ev²R count: far above any real judge's, and sums of 
 INT32 = (-(2 ** 31), 2 ** 31 - 1)  # years: what the evaluate module's int32 column holds, in every path
 RATE_LIMITED = "rate limited"  # starts the failure message of a claim the judge's server kept rate-limiting
 
-# Verdict outcome of one claim.
 OK, ERROR, UNMATCHED, MISSING = "ok", "error", "unmatched", "missing"
 SHOWN = 10  # claim indices named in one warning
 TSCS_TERMS = ("tscs", "iou", "precision", "recall", "f1")
@@ -68,9 +67,7 @@ def _words(text):
 
 
 def match_verdict(verdict):
-    """The official label matcher: a free-text verdict -> one of LABELS, or None (see the card).
-
-    Each step in turn, the first label in LABELS order wins."""
+    """The official label matcher: a free-text verdict -> one of LABELS, or None (see the card)."""
     p = verdict.strip().lower()
     steps = (lambda label: label == p,  # exact (case-insensitive)
              lambda label: p in label or label in p,  # a substring either way
@@ -119,9 +116,8 @@ def _common(a, b):
 def coverage(gold_series, predicted_series):
     """Per-claim TSCS terms of two `series id -> [{"from", "to"}]` dicts: series precision/recall/F1 and
     mean IoU of years over matched series. TSCS = F1 * mean IoU; 0 when either side is empty or None."""
-    zero = {"tscs": 0, "iou": 0, "precision": 0, "recall": 0, "f1": 0, "series": {}, "empty": True}
     if not gold_series or not predicted_series:
-        return zero
+        return {"tscs": 0, "iou": 0, "precision": 0, "recall": 0, "f1": 0, "series": {}, "empty": True}
     matched = [s for s in predicted_series if s in gold_series]
     precision = len(matched) / len(predicted_series)
     recall = len(matched) / len(gold_series)
@@ -205,8 +201,7 @@ def check_gold(record, where):
 
 
 def ranges_from_rows(rows, where="time_series"):
-    """The official dict form (series id -> ranges) from the `datasets` form
-    [{"series": id, "ranges": [{"from", "to"}]}]; None stays None. A repeated series id is an error."""
+    """The official dict form (series id -> ranges) of the `datasets` form [{"series": id, "ranges": [...]}]."""
     if rows is None:
         return None
     series = {}
@@ -295,10 +290,9 @@ def claim_item(gold_verdict, gold_series, prediction, ev2r=None, ev2r_failure=No
     verdict = None if prediction is None else prediction["verdict"]
     status, label = verdict_outcome(verdict)
     ranges = None if prediction is None else prediction["ranges"]
-    terms = coverage(gold_series, ranges)
     inverted = any(r["from"] > r["to"] for rows in (ranges or {}).values() for r in rows or ())
     return ItemStats(status=status, verdict=verdict, gold=gold_verdict, label=label,
-                     correct=status == OK and label == gold_verdict, **terms,
+                     correct=status == OK and label == gold_verdict, **coverage(gold_series, ranges),
                      ev2r=None if ev2r is None else ev2r_counts(ev2r), ev2r_failure=ev2r_failure,
                      ev2r_defaulted=defaulted_keys(ev2r), inverted_ranges=inverted)
 
@@ -407,25 +401,21 @@ VERDICT_WARNINGS = (
 INVERTED_WARNINGS = ((lambda s: s.inverted_ranges, "{n} claim(s) have a predicted range with from > to (claims "
                                                    "{claims}); as the official scorer, such a range covers no year "
                                                    "(it lowers the IoU and TSCS)"),)
-EV2R_WARNINGS = (
-    (lambda s: s.ev2r is not None and _over_supported(s.ev2r), "{n} judged claim(s) have a support count above their "
-     "facts count (claims {claims}); as the official scorer, the counts are used as given, so an Ev2R rate can "
-     "exceed 1"),
-    (lambda s: s.ev2r is not None and s.ev2r_defaulted, "{n} judged claim(s) have an Ev2R record without some of the "
-     "count keys (claims {claims}); as the official scorer, a missing count is read as 0; expected the keys "
-     + str(list(EV2R_KEYS))),
-)
+EV2R_WARNINGS = ((lambda s: s.ev2r is not None and _over_supported(s.ev2r), "{n} judged claim(s) have a support "
+                  "count above their facts count (claims {claims}); as the official scorer, the counts are used as "
+                  "given, so an Ev2R rate can exceed 1"),
+                 (lambda s: s.ev2r is not None and s.ev2r_defaulted, "{n} judged claim(s) have an Ev2R record "
+                  "without some of the count keys (claims {claims}); as the official scorer, a missing count is "
+                  "read as 0; expected the keys " + str(list(EV2R_KEYS))))
 
 
 def _rate_warnings(ev2r):
-    """A warning naming each Ev²R rate above 1 (the official rates take the counts as given)."""
     over = [f"{name} {value}" for name, value in ev2r.items() if value is not None and value > 1]
     return [f"Ev2R {', '.join(over)} above 1: as the official scorer, the judge's counts are used as given "
             "(R = predicted-side support / reference facts count, sic), so a rate can exceed 1"] if over else []
 
 
 def _failure_warnings(n_judged, failures):
-    """Why Ev²R is not available (every judge call failed), or over how many claims it is."""
     if not failures:
         return []
     first = failures[0][:300]
@@ -437,15 +427,13 @@ def _failure_warnings(n_judged, failures):
 
 
 def _ev2r_part(stats, ev2r_aggregation):
-    """The Ev²R numbers and counts (none without a judge); not available when every judge call failed."""
     judged = [s.ev2r for s in stats if s.ev2r is not None]
     failures = [s.ev2r_failure for s in stats if s.ev2r_failure is not None]
     if not judged and not failures:
         return {}, []
     # never a silent 0: with every judge call failed there is nothing to average
     ev2r = ev2r_aggregate(judged, ev2r_aggregation) if judged else dict.fromkeys(("precision", "recall", "f1"))
-    result = {f"ev2r_{k}": v for k, v in ev2r.items()}
-    result.update({"n_ev2r_judged": len(judged), "n_ev2r_failed": len(failures)})
+    result = {**{f"ev2r_{k}": v for k, v in ev2r.items()}, "n_ev2r_judged": len(judged), "n_ev2r_failed": len(failures)}
     warnings = _failure_warnings(len(judged), failures) + _claim_warnings(stats, EV2R_WARNINGS)
     return result, warnings + _rate_warnings(ev2r)
 
@@ -456,11 +444,6 @@ def counted_in(s, strict=False):
     return strict or s.status in (OK, ERROR), strict or s.status != MISSING
 
 
-def _denominators(stats, strict):
-    """(claims in the verdict scores, claims in TSCS)."""
-    return tuple([s for s in stats if counted_in(s, strict)[k]] for k in (0, 1))
-
-
 def aggregate(stats, strict=False, ev2r_aggregation="tsver"):
     """Corpus numbers from per-claim `ItemStats`, as fractions (the official table prints x100), with
     the official denominators (the card's table) or, with `strict`, every claim; `warnings`: what the
@@ -469,19 +452,15 @@ def aggregate(stats, strict=False, ev2r_aggregation="tsver"):
     check_flag(strict, "strict")
     stats = list(stats)
     check_item_stats(stats)
-    counted, in_tscs = _denominators(stats, strict)
+    counted, in_tscs = ([s for s in stats if counted_in(s, strict)[k]] for k in (0, 1))
     statuses = Counter(s.status for s in stats)
     result = {
-        "verdict_accuracy": _mean([1.0 if s.correct else 0.0 for s in counted]),
+        "verdict_accuracy": _mean([float(s.correct) for s in counted]),
         "verdict_macro_f1": _macro_f1([(s.gold, s.label) for s in counted]),
         **{name: _mean([getattr(s, name) for s in in_tscs]) for name in TSCS_TERMS},
-        "n_claims": len(stats),
-        "n_scored": len(counted),
-        "n_in_tscs": len(in_tscs),
+        "n_claims": len(stats), "n_scored": len(counted), "n_in_tscs": len(in_tscs),
         "n_correct": sum(s.correct for s in counted),
-        "n_unmatched": statuses[UNMATCHED],
-        "n_errors": statuses[ERROR],
-        "n_missing": statuses[MISSING],
+        "n_unmatched": statuses[UNMATCHED], "n_errors": statuses[ERROR], "n_missing": statuses[MISSING],
         "confusion_matrix": _confusion(stats),
     }
     ev2r, ev2r_warnings = _ev2r_part(stats, ev2r_aggregation)
@@ -499,7 +478,6 @@ def check_item_stats(stats):
 
 
 def _file_notes(over, defaulted):
-    """What a recorded file's records hold that the official sum uses silently."""
     notes = ((over, "have a support count above their facts count, used as given (a rate can exceed 1)"),
              (defaulted, "lack some count keys, read as 0"))
     return "".join(f"; {n} of them {what}" for n, what in notes if n)
@@ -516,11 +494,10 @@ def file_ev2r(result, file_records):
                "(duplicates, or claims without a prediction line or not in the gold file); as the official "
                "scorer, Ev2R sums all of them")
     records = [ev2r_counts(r) for r in file_records]
-    over = sum(map(_over_supported, records))
     kept = [w for w in result["warnings"]  # what the claim-aligned records said; the file's numbers replace them
             if not w.startswith(("Ev2R not available", "Ev2R over", "Ev2R precision", "Ev2R recall", "Ev2R f1"))
             and "support count above" not in w]
-    warning += _file_notes(over, sum(bool(defaulted_keys(r)) for r in file_records))
+    warning += _file_notes(sum(map(_over_supported, records)), sum(bool(defaulted_keys(r)) for r in file_records))
     official = ev2r_aggregate(records, "tsver")
     return {**result, **{f"ev2r_{k}": v for k, v in official.items()}, "n_ev2r_records": len(file_records),
             "warnings": kept + [warning] + _rate_warnings(official)}

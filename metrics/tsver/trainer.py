@@ -1,5 +1,4 @@
-"""TSVer inside a `transformers.Trainer`: a `compute_metrics` for a verdict classifier (the card's
-"In a training loop" shows its use; `benchscore.core.trainer` describes both evaluation ways).
+"""TSVer inside a `transformers.Trainer`: a `compute_metrics` for a verdict classifier.
 
 The logits' argmax gives the verdict (class i is `labels[i]`). The gold claims are the eval
 dataset's rows, in order; the Trainer's label ids are checked against their verdicts, so a
@@ -13,7 +12,7 @@ from benchscore.core.trainer import (
     require_columns,
     to_numpy,
 )
-from benchscore.tsver.scoring import LABELS
+from benchscore.tsver.scoring import LABELS, REFERENCE_KEYS
 
 
 class TsverComputeMetrics(ComputeMetricsBase):
@@ -23,13 +22,12 @@ class TsverComputeMetrics(ComputeMetricsBase):
     unit, units = "claim", "claims"
 
     def __init__(self, eval_dataset, metric=None, labels=LABELS, predicted_time_series=None, compute_kwargs=None):
-        columns = ("claim", "verdict", "justifications", "time_series")
-        require_columns(eval_dataset, columns, "the gold claims as from benchscore.tsver.loader.gold_dataset")
+        require_columns(eval_dataset, REFERENCE_KEYS, "the gold claims as from benchscore.tsver.loader.gold_dataset")
         if sorted(labels) != sorted(LABELS):
             raise ValueError(f"labels must name the classifier's classes in its order, each of {list(LABELS)} once; "
                              f"found {list(labels)}")
         self.labels = list(labels)
-        self.references = [{c: row[c] for c in columns} for row in eval_dataset]
+        self.references = [{c: row[c] for c in REFERENCE_KEYS} for row in eval_dataset]
         if predicted_time_series is not None and len(predicted_time_series) != len(self.references):
             raise ValueError(f"{len(predicted_time_series)} predicted_time_series for {len(self.references)} "
                              f"claims; expected one list (or None) per claim")
@@ -46,7 +44,6 @@ class TsverComputeMetrics(ComputeMetricsBase):
                              f"per verdict label {self.labels}")
         label_ids = to_numpy(eval_pred.label_ids).reshape(-1)
         self._check_rows(start, len(logits), len(label_ids))
-        stop = start + len(logits)
         for row, label_id in enumerate(map(int, label_ids), start):
             gold = self.references[row]
             if self.labels[label_id] != gold["verdict"]:
@@ -59,7 +56,7 @@ class TsverComputeMetrics(ComputeMetricsBase):
         predictions = [{"verdict": self.labels[i], "explanation": "",
                         "time_series": (None if series is None else series[start + offset]) or []}
                        for offset, i in enumerate(logits.argmax(axis=1))]
-        return {"predictions": predictions, "references": self.references[start:stop]}
+        return {"predictions": predictions, "references": self.references[start:start + len(logits)]}
 
 
 def compute_metrics_for(eval_dataset, metric=None, labels=LABELS, predicted_time_series=None, compute_kwargs=None):

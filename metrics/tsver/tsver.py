@@ -11,6 +11,7 @@ from benchscore.core.resampling import DEFAULT_RESAMPLES
 from benchscore.core.resampling import DEFAULT_SEED
 from benchscore.tsver import files
 from benchscore.tsver import scoring
+from benchscore.tsver.loader import TIME_SERIES
 from benchscore.tsver.significance import add_confidence
 
 metric.check_version("0.1.0", "tsver")
@@ -96,36 +97,22 @@ Examples:
     (0.5, 0.3333, 0.4, 0)
 """
 
-_TIME_SERIES = [{"series": datasets.Value("string"),
-                 "ranges": [{"from": datasets.Value("int32"), "to": datasets.Value("int32")}]}]
-
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class Tsver(metric.BenchscoreMetric):  # evaluate names the module after the class: "tsver", like the folder
     def _info(self):
         return evaluate.MetricInfo(
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
+            description=_DESCRIPTION, citation=_CITATION, inputs_description=_KWARGS_DESCRIPTION,
             features=datasets.Features({
-                "predictions": {
-                    "verdict": datasets.Value("string"),
-                    "explanation": datasets.Value("string"),
-                    "time_series": _TIME_SERIES,
-                },
-                "references": {
-                    "claim": datasets.Value("string"),
-                    "verdict": datasets.Value("string"),
-                    "justifications": [datasets.Value("string")],
-                    "time_series": _TIME_SERIES,
-                },
+                "predictions": {"verdict": datasets.Value("string"), "explanation": datasets.Value("string"),
+                                "time_series": TIME_SERIES},
+                "references": {"claim": datasets.Value("string"), "verdict": datasets.Value("string"),
+                               "justifications": [datasets.Value("string")], "time_series": TIME_SERIES},
             }),
-            codebase_urls=["https://github.com/marekstrong/TSVer"],
-            reference_urls=["https://arxiv.org/abs/2511.01101"],
+            codebase_urls=["https://github.com/marekstrong/TSVer"], reference_urls=["https://arxiv.org/abs/2511.01101"],
         )
 
     def _prepare(self, batch, start):
-        """Every example checked once (keys, types, int32 years, each series once), before Arrow sees it."""
         for offset, (p, r) in enumerate(zip(batch["predictions"], batch["references"])):
             scoring.check_example(p, r, start + offset)
         return batch
@@ -140,7 +127,6 @@ class Tsver(metric.BenchscoreMetric):  # evaluate names the module after the cla
 
     def _compute(self, predictions, references, strict=False, ev2r_judge=None, ev2r_aggregation="tsver",
                  return_per_claim=False, confidence=None, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED):
-        # Every example was checked by _prepare: here the statistics are computed once and reused.
         scoring.check_flag(return_per_claim, "return_per_claim")
         if not predictions:
             raise ValueError("no examples to score; expected at least one claim")
