@@ -156,7 +156,9 @@ class Mctaco(metric.BenchscoreMetric):
 
     def _info(self):
         return evaluate.MetricInfo(
-            description=_DESCRIPTION, citation=_CITATION, inputs_description=_KWARGS_DESCRIPTION,
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
             features=datasets.Features({"predictions": datasets.Value("bool"), "references": datasets.Value("bool"),
                                         **{name: datasets.Value("string") for name in self.OPTIONAL_INPUTS}}),
             reference_urls=["https://github.com/CogComp/MCTACO", "https://arxiv.org/abs/1909.03065"],

@@ -127,7 +127,9 @@ class TempbenchTrp(metric.BenchscoreMetric):
         self._space()  # an unknown configuration is refused when the module is loaded
         strings = [datasets.Value("string")]
         return evaluate.MetricInfo(
-            description=_DESCRIPTION, citation=_CITATION, inputs_description=_KWARGS_DESCRIPTION,
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
             # What `_prepare` checked, as flat lists (~5x faster through Arrow than a struct per triple):
             # the retrieved (s, r, o) strings and (t_start, t_end) pairs, the distinct gold (s, r, o).
             features=_Storable({"predictions": {"triples": strings, "times": [datasets.Value("float64")]},

@@ -78,14 +78,16 @@ def table_lines(result):
     if "ev2r_f1" in result:
         rows.append(("Justifications Ev2R Score", result["ev2r_f1"]))
     lines = [RULE, " " * 25 + "📊 TSVer EVALUATION RESULTS 📊", RULE, "", "📋 Data Summary:",
-             f"   • Claims processed: {n_processed} out of {result['n_claims']}", f"   • Coverage: {coverage:.1f}%",
+             f"   • Claims processed: {n_processed} out of {result['n_claims']}",
+             f"   • Coverage: {coverage:.1f}%",
              f"   • Verdicts scored: {result['n_scored']} ({result['n_correct']} correct); "
              f"in TSCS: {result['n_in_tscs']}",
              f"   • Signature: {result['signature']}"]
     if "n_ev2r_judged" in result:
         lines.append(f"   • Ev2R: {result['n_ev2r_judged']} claims judged, {result['n_ev2r_failed']} judge failures; "
                      f"P {percent(result['ev2r_precision'])}, R {percent(result['ev2r_recall'])}")
-    lines += ["", "", "🎯 Performance Metrics:", f"| {'Metric'.ljust(METRIC_WIDTH)} |   Score (%) |",
+    lines += ["", "", "🎯 Performance Metrics:",
+              f"| {'Metric'.ljust(METRIC_WIDTH)} |   Score (%) |",
               f"|:{'-' * METRIC_WIDTH}-|------------:|"]
     lines += [f"| {name.ljust(METRIC_WIDTH)} | {percent(value).rjust(11)} |" for name, value in rows]
     lines += ["", "", "🔍 Confusion Matrix:", *confusion_lines(result["confusion_matrix"]), "", "",

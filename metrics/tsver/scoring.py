@@ -433,7 +433,8 @@ def _ev2r_part(stats, ev2r_aggregation):
         return {}, []
     # never a silent 0: with every judge call failed there is nothing to average
     ev2r = ev2r_aggregate(judged, ev2r_aggregation) if judged else dict.fromkeys(("precision", "recall", "f1"))
-    result = {**{f"ev2r_{k}": v for k, v in ev2r.items()}, "n_ev2r_judged": len(judged), "n_ev2r_failed": len(failures)}
+    result = {**{f"ev2r_{k}": v for k, v in ev2r.items()}, "n_ev2r_judged": len(judged),
+              "n_ev2r_failed": len(failures)}
     warnings = _failure_warnings(len(judged), failures) + _claim_warnings(stats, EV2R_WARNINGS)
     return result, warnings + _rate_warnings(ev2r)
 
@@ -458,9 +459,13 @@ def aggregate(stats, strict=False, ev2r_aggregation="tsver"):
         "verdict_accuracy": _mean([float(s.correct) for s in counted]),
         "verdict_macro_f1": _macro_f1([(s.gold, s.label) for s in counted]),
         **{name: _mean([getattr(s, name) for s in in_tscs]) for name in TSCS_TERMS},
-        "n_claims": len(stats), "n_scored": len(counted), "n_in_tscs": len(in_tscs),
+        "n_claims": len(stats),
+        "n_scored": len(counted),
+        "n_in_tscs": len(in_tscs),
         "n_correct": sum(s.correct for s in counted),
-        "n_unmatched": statuses[UNMATCHED], "n_errors": statuses[ERROR], "n_missing": statuses[MISSING],
+        "n_unmatched": statuses[UNMATCHED],
+        "n_errors": statuses[ERROR],
+        "n_missing": statuses[MISSING],
         "confusion_matrix": _confusion(stats),
     }
     ev2r, ev2r_warnings = _ev2r_part(stats, ev2r_aggregation)

@@ -102,14 +102,17 @@ Examples:
 class Tsver(metric.BenchscoreMetric):  # evaluate names the module after the class: "tsver", like the folder
     def _info(self):
         return evaluate.MetricInfo(
-            description=_DESCRIPTION, citation=_CITATION, inputs_description=_KWARGS_DESCRIPTION,
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
             features=datasets.Features({
                 "predictions": {"verdict": datasets.Value("string"), "explanation": datasets.Value("string"),
                                 "time_series": TIME_SERIES},
                 "references": {"claim": datasets.Value("string"), "verdict": datasets.Value("string"),
                                "justifications": [datasets.Value("string")], "time_series": TIME_SERIES},
             }),
-            codebase_urls=["https://github.com/marekstrong/TSVer"], reference_urls=["https://arxiv.org/abs/2511.01101"],
+            codebase_urls=["https://github.com/marekstrong/TSVer"],
+            reference_urls=["https://arxiv.org/abs/2511.01101"],
         )
 
     def _prepare(self, batch, start):
