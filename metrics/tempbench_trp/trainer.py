@@ -8,7 +8,7 @@ eval dataset in order. Both Trainer modes, the logged keys and `.last_result`: `
 
 from benchscore.core.trainer import DecodedComputeMetrics, require_columns
 from benchscore.core.trainer import flatten_for_logging as flatten_for_logging  # re-exported: this module's API
-from benchscore.core.trainer import outputs_to_numpy as to_numpy  # re-exported; here tuples stay tuples
+from benchscore.core.trainer import outputs_to_numpy as to_numpy  # noqa: F401 - re-exported; tuples stay tuples
 from benchscore.tempbench_trp.loader import metric_inputs
 
 

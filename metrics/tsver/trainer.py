@@ -6,12 +6,8 @@ different or reordered dataset is an error. Without `predicted_time_series` TSCS
 claim, the official score of a system that names no series.
 """
 
-from benchscore.core.trainer import (
-    ComputeMetricsBase,
-    flatten_for_logging,  # noqa: F401 - re-exported: part of this module's API
-    require_columns,
-    to_numpy,
-)
+from benchscore.core.trainer import ComputeMetricsBase, require_columns, to_numpy
+from benchscore.core.trainer import flatten_for_logging as flatten_for_logging  # re-exported: this module's API
 from benchscore.tsver.scoring import LABELS, REFERENCE_KEYS
 
 

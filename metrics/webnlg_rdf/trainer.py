@@ -9,12 +9,9 @@ tokenization, same rows, unshuffled). The rest (both Trainer modes, the "/"-flat
 `.last_result`) is `benchscore.core.trainer`'s; transformers is not imported here.
 """
 
-from benchscore.core.trainer import (
-    DecodedComputeMetrics,
-    flatten_for_logging,  # re-exported: part of this module's API
-    require_columns,
-)
-from benchscore.core.trainer import outputs_to_numpy as to_numpy  # re-exported; here tuples stay tuples
+from benchscore.core.trainer import DecodedComputeMetrics, require_columns
+from benchscore.core.trainer import flatten_for_logging as flatten_for_logging  # re-exported: this module's API
+from benchscore.core.trainer import outputs_to_numpy as to_numpy  # noqa: F401 - re-exported; tuples stay tuples
 
 
 class WebnlgComputeMetrics(DecodedComputeMetrics):
