@@ -421,5 +421,5 @@ def test_an_empty_gold_file_is_refused(tmp_path, capsys):
     empty = tmp_path / "gold.jsonl"
     empty.write_text("\n \n", encoding="utf-8")
     assert main(["tsver", "--gold", str(empty), "--predictions", str(PREDICTIONS)]) == 2
-    assert capsys.readouterr().err.strip().endswith("gold.jsonl:1: the file has no gold claim; expected one JSON "
-                                                   "object per line")
+    assert capsys.readouterr().err.strip().endswith("gold.jsonl:1: the file has no gold claim; expected a gold "
+                                                   "claim per line")

@@ -165,9 +165,9 @@ def iter_jsonl(path, what="a JSON object", objects_only=True):
         yield number, record
 
 
-def read_jsonl(path, what="a JSON object", objects_only=True):
-    """Every record of a JSONL file as (line number, record); an empty file is an error."""
+def read_jsonl(path, what="a JSON object", objects_only=True, empty="records"):
+    """Every record of a JSONL file as (line number, record); an empty file is an error ("has no <empty>")."""
     records = list(iter_jsonl(path, what, objects_only))
     if not records:
-        raise at_line(path, 1, f"the file has no records; expected {what} per line")
+        raise at_line(path, 1, f"the file has no {empty}; expected {what} per line")
     return records

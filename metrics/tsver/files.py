@@ -7,7 +7,7 @@ import os
 import warnings
 
 from benchscore import data
-from benchscore.core.readers import at_line, check_output, iter_jsonl, shown
+from benchscore.core.readers import check_output, iter_jsonl, read_jsonl, shown
 from benchscore.tsver import judges, scoring
 from benchscore.tsver.scoring import TSVerWarning
 
@@ -15,10 +15,8 @@ from benchscore.tsver.scoring import TSVerWarning
 def read_references(path):
     """The checked gold claims of tsver_{test,dev}.jsonl (or `official:test`/`official:dev`, the store's copy)."""
     path = data.resolve("tsver", path)
-    gold = [scoring.check_gold(record, f"{path}:{number}") for number, record in iter_jsonl(path, "a gold claim")]
-    if not gold:
-        raise at_line(path, 1, "the file has no gold claim; expected one JSON object per line")
-    return gold
+    return [scoring.check_gold(record, f"{path}:{number}")
+            for number, record in read_jsonl(path, "a gold claim", empty="gold claim")]
 
 
 def _prediction(record, where):
@@ -46,17 +44,15 @@ def read_predictions(path, gold_claims):
     index = {}
     for i, claim in enumerate(gold_claims):
         index.setdefault(claim, []).append(i)
-    aligned, unknown, replaced, seen = [None] * len(gold_claims), [], set(), False
-    for number, record in iter_jsonl(path, "a prediction"):
-        prediction, seen = {**_prediction(record, f"{path}:{number}"), "line": number}, True
+    aligned, unknown, replaced = [None] * len(gold_claims), [], set()
+    for number, record in read_jsonl(path, "a prediction", empty="prediction"):
+        prediction = {**_prediction(record, f"{path}:{number}"), "line": number}
         if record["Claim"] not in index:
             unknown.append(record["Claim"])
         for i in index.get(record["Claim"], ()):
             if aligned[i] is not None:
                 replaced.add(i)
             aligned[i] = prediction
-    if not seen:
-        raise at_line(path, 1, "the file has no prediction; expected one JSON object per line")
     if replaced:
         warnings.warn(f"{path}: {len(replaced)} gold claim(s) have more than one prediction line (claims "
                       f"{scoring.listed(sorted(replaced))}); as the official scorer, the later line wins",
