@@ -67,4 +67,4 @@ def test_empty_table_cells_are_empty_not_the_text_nan():
     from benchscore.core import space
 
     table = pd.DataFrame([["q", None, float("nan"), " yes "]], columns=list("abcd"))
-    assert space.table_rows(table, 4) == [["q", "", "", "yes"]]
+    assert space.table_rows(table, list("abcd")) == [["q", "", "", "yes"]]

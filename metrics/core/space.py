@@ -132,15 +132,18 @@ def _cell(value):
     return "" if value is None or (isinstance(value, float) and math.isnan(value)) else str(value).strip()
 
 
-def table_rows(table, n_columns):
-    """The editable table's rows as stripped strings, each with exactly `n_columns` cells."""
+def table_rows(table, headers, required=()):
+    """The editable table's rows as stripped strings, one cell per header; the `required` ones not empty."""
     rows = [[_cell(value) for value in row] for row in table.values.tolist()]
     if not rows:
         raise gr.Error("The table is empty; add one row per item.")
     for number, row in enumerate(rows, start=1):
-        if len(row) < n_columns:
-            raise gr.Error(f"table row {number}: found {len(row)} columns; expected {n_columns}")
-    return [row[:n_columns] for row in rows]
+        if len(row) < len(headers):
+            raise gr.Error(f"table row {number}: found {len(row)} columns; expected {len(headers)}")
+        empty = next((name for name, cell in zip(headers, row) if name in required and not cell), None)
+        if empty:
+            raise gr.Error(f"table row {number}: {empty} is empty; expected a value in every row")
+    return [row[:len(headers)] for row in rows]
 
 
 def number(value):

@@ -38,11 +38,8 @@ score_files, score_text = space.file_scorers(INPUTS, files.score_files, show)
 
 def score_table(table):
     """The editable table: one candidate per row; the question text (or any id) groups candidates."""
-    rows = space.table_rows(table, len(TABLE_HEADERS))
+    rows = space.table_rows(table, TABLE_HEADERS, required=("question", "gold", "prediction"))
     questions, _, gold, predictions, categories = zip(*rows)
-    for name, column in (("question", questions), ("gold", gold), ("prediction", predictions)):
-        if not all(column):
-            raise gr.Error(f"table row {column.index('') + 1}: {name} is empty; expected a value in every row")
     if any(categories) and not all(categories):
         raise gr.Error(f"table row {categories.index('') + 1}: category is empty; give a category in every row or none")
     labels = [f"table row {number}" for number in range(1, len(rows) + 1)]

@@ -72,9 +72,6 @@ def _table_questions(rows):
     questions = {}
     for number, row in enumerate(rows, start=1):
         cells = dict(zip(TABLE_HEADERS, row))
-        empty = next((name for name, value in cells.items() if not value), None)
-        if empty:
-            raise gr.Error(f"table row {number}: {empty} is empty; expected a value in every row")
         if cells["role"] not in ROLES:
             raise gr.Error(f"table row {number}: role is {cells['role']!r:.80}; expected 'gold' or 'retrieved'")
         t_query = _year(cells["t_query"], number, "t_query", finite=True)
@@ -91,7 +88,7 @@ def _table_questions(rows):
 
 def score_table(table, space_name="label", split="", top_k=0, dedup=False):
     """The editable table: one triple per row, gold or retrieved, grouped by question id (label space)."""
-    questions = _table_questions(space.table_rows(table, len(TABLE_HEADERS)))
+    questions = _table_questions(space.table_rows(table, TABLE_HEADERS, required=TABLE_HEADERS))
     options = _options(space_name, split, top_k, dedup)
     if options.pop("split"):
         raise gr.Error("The table has no split column; leave 'split' empty to score it.")

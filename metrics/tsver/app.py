@@ -82,9 +82,6 @@ def _table_claims(rows):
     gold, by_claim = [], {}
     for number, row in enumerate(rows, start=1):
         cells = dict(zip(TABLE_HEADERS, row))
-        for name in ("claim", "gold verdict", "gold ranges"):
-            if not cells[name]:
-                raise gr.Error(f"table row {number}: {name} is empty; expected a value in every row")
         record = {"Claim": cells["claim"], "Verdict": cells["gold verdict"], "Justifications": [],
                   "TimeSeries": _ranges(cells["gold ranges"], number, "gold ranges")}
         gold.append(space.scored(scoring.check_gold, {}, record, f"table row {number}"))
@@ -97,7 +94,8 @@ def _table_claims(rows):
 
 def score_table(table, strict=False, ev2r_aggregation="tsver"):
     """The editable table: one claim per row, scored as the files would be."""
-    gold, predictions = _table_claims(space.table_rows(table, len(TABLE_HEADERS)))
+    rows = space.table_rows(table, TABLE_HEADERS, required=("claim", "gold verdict", "gold ranges"))
+    gold, predictions = _table_claims(rows)
     return show(space.scored(files.score, {}, gold, predictions, None, **_options(strict, ev2r_aggregation)), {})
 
 

@@ -42,9 +42,6 @@ def _table_entries(rows):
     """(labels, references, candidates) of the table's entries, in first-appearance order."""
     entries = {}
     for number, (entry, side, triple) in enumerate(rows, start=1):
-        for name, value in zip(TABLE_HEADERS, (entry, side, triple)):
-            if not value:
-                raise gr.Error(f"table row {number}: {name} is empty; expected a value in every row")
         if side not in SIDES:
             raise gr.Error(f"table row {number}: side is {side!r}; expected 'reference' or 'candidate'")
         entries.setdefault(entry, ([], []))[SIDES.index(side)].append(triple)
@@ -54,7 +51,7 @@ def _table_entries(rows):
 def score_table(table, by=()):
     """The editable table: one triple per row, reference or candidate, grouped by entry (the breakdown
     options, passed to every tab, apply to files only: the table has no categories)."""
-    labels, references, candidates = _table_entries(space.table_rows(table, len(TABLE_HEADERS)))
+    labels, references, candidates = _table_entries(space.table_rows(table, TABLE_HEADERS, required=TABLE_HEADERS))
     space.table_scored(scoring.check_cost, labels, references, candidates)
     result = space.table_scored(scoring.score, labels, references, candidates)
     result["signature"] = scoring.signature()
