@@ -175,8 +175,13 @@ BENCHMARKS = {
             "country_codes": File("data/time_series/country_codes.yaml",
                                   "6b7140f2c25fe5403143209f58ebc259cbe112fe318a43f156ad002120a7f471", 5981,
                                   "time_series/country_codes.yaml"),
+            # The Ev²R judge prompt (TEMPLATE_EV2R) of the official pipeline: read as data by
+            # benchscore.tsver.protocol (parsed, never executed), so it is pinned like the data.
+            "prompt_templates": File("baseline/prompt_templates.py",
+                                     "4aa6bd347ee34c5d3571248d7ca582494cb51dbfe59a32875a009a5b2dc9d385", 10430,
+                                     "baseline/prompt_templates.py"),
         },
-        default=("test", "dev", "licence"),
+        default=("test", "dev", "licence", "prompt_templates"),
         data_dir="data",
         licence="CC BY-SA 4.0 (the repository's LICENSE, fetched beside the data)",
         cite="Strong and Vlachos, TSVer: A Benchmark for Fact Verification Against Time-Series Evidence, "

@@ -7,7 +7,7 @@ per request for that claim; each action is a dict with any of
   ``sleep`` (seconds before answering; interrupted when the server stops),
   ``status`` (an HTTP error status, with ``body`` as the error text),
   ``content`` (the reply text of a 200 answer), ``raw`` (a 200 answer's whole body, not JSON),
-  ``headers`` (extra response headers).
+  ``headers`` (extra response headers), ``usage`` (the answer's usage object; None: no usage).
 An action with only ``sleep`` answers normally afterwards.  ``hold`` delays every answer (to make
 concurrency observable).  Every request is recorded (headers and decoded body), as is the
 largest number of requests in flight at once.
@@ -34,15 +34,25 @@ def fenced(record):
 
 
 def claim_of(prompt):
-    """The claim of the last `# CLAIM:` block (the prompt's worked example has one too)."""
+    """The claim of the last `# CLAIM:` block (our prompt's worked example has one too; the official
+    template quotes the claim)."""
     start = prompt.rindex("# CLAIM:\n") + len("# CLAIM:\n")
-    return prompt[start:prompt.index("\n\n# REFERENCE EVIDENCE:", start)]
+    claim = prompt[start:prompt.index("\n\n# REFERENCE EVIDENCE:", start)]
+    return claim[1:-1] if len(claim) >= 2 and claim[0] == claim[-1] == '"' else claim
+
+
+def usage_for(body):
+    """The default reply's usage: a deterministic function of the request (tokens ~ characters / 4)."""
+    prompt = len(body["messages"][-1]["content"]) // 4
+    return {"prompt_tokens": prompt, "completion_tokens": 50, "total_tokens": prompt + 50,
+            "prompt_tokens_details": {"cached_tokens": 0}, "completion_tokens_details": {"reasoning_tokens": 20}}
 
 
 class FakeJudgeServer:
     def __init__(self, hold=0.0):
         self.hold = hold
         self.script = {}
+        self.responder = None  # claim -> reply text (None: the default), for replies that depend on the claim
         self.requests = []
         self.in_flight = 0
         self.max_in_flight = 0
@@ -99,10 +109,14 @@ class FakeJudgeServer:
             elif "raw" in action:
                 payload, status = action["raw"].encode(), 200
             else:
-                content = action.get("content", fenced(counts_for(claim)))
+                default = self.responder(claim) if self.responder else None
+                content = action.get("content", default if default is not None else fenced(counts_for(claim)))
                 answer = {"id": "fake", "object": "chat.completion", "model": body["model"],
                           "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                                       "finish_reason": "stop"}]}
+                                       "finish_reason": "stop"}],
+                          "usage": action.get("usage", usage_for(body))}
+                if answer["usage"] is None:
+                    del answer["usage"]
                 payload, status = json.dumps(answer).encode(), 200
             handler.send_response(status)
             handler.send_header("Content-Type", "application/json")

@@ -330,6 +330,34 @@ def test_list_and_path_show_sources_licences_and_citations(store, capsys):
     assert (pathlib.Path(data.path("tsver", "licence"))).read_text("utf-8").startswith("Attribution-ShareAlike 4.0")
 
 
+def test_tsver_prompt_template_is_fetched_imported_and_checked(store, mirror, shared_data, capsys, monkeypatch,
+                                                               tmp_path):
+    """The Ev²R prompt file (read as data by tsver/protocol.py) is a default tsver file like the others."""
+    entry = TSVER.files["prompt_templates"]
+    assert TSVER.default == ("test", "dev", "licence", "prompt_templates")
+    shared = (shared_data / "tsver" / entry.shared).read_bytes()
+    code, out, _ = run_cli(capsys, "data", "fetch", "tsver")
+    assert code == 0 and [line.split(":")[0] for line in out.splitlines()[:-1]] == [
+        "tsver test", "tsver dev", "tsver licence", "tsver prompt_templates"]
+    stored = pathlib.Path(data.resolve("tsver", "official:prompt_templates"))
+    assert stored == pathlib.Path(data.path("tsver", "prompt_templates")) and stored.read_bytes() == shared
+    assert str(stored).endswith(f"{TSVER.commit}/baseline/prompt_templates.py")
+    assert mirror_path(TSVER, entry.path) in mirror.gets
+    # a tampered stored copy (same size) is refused with the ChecksumError line, offline and by `data path`
+    stored.write_bytes(shared.replace(b"import", b"imp0rt", 1))
+    with pytest.raises(data.ChecksumError) as caught:
+        data.resolve("tsver", "official:prompt_templates")
+    line = f"{stored} does not match its pinned sha256 (corrupt); run `benchscore data fetch tsver --force`"
+    assert str(caught.value) == line
+    code, _, err = run_cli(capsys, "data", "path", "tsver", "prompt_templates")
+    assert code == 2 and one_error_line(err) == f"benchscore data: error: {line}"
+    # `data import` picks it up from ../shared/data/tsver/baseline/
+    monkeypatch.setenv("BENCHSCORE_DATA", str(tmp_path / "imported"))
+    code, out, _ = run_cli(capsys, "data", "import", str(shared_data), "tsver", "--no-time-series")
+    assert code == 0 and "prompt_templates" in out
+    assert pathlib.Path(data.resolve("tsver", "official:prompt_templates")).read_bytes() == shared
+
+
 def test_unknown_names_are_one_line_errors(store, capsys):
     code, _, err = run_cli(capsys, "data", "fetch", "squad")
     assert code == 2 and "unknown benchmark 'squad'" in one_error_line(err)

@@ -45,7 +45,10 @@ def test_http_judge_scores_failures_and_caches(tmp_path, capsys, monkeypatch):
         assert _run(server, tmp_path) == 0
         third = capsys.readouterr()
         assert len(server.requests) == n_requests + 1
-        assert third.out == second.out
+        usage = [json.loads(out).pop("judge_usage") for out in (second.out, third.out)]
+        assert (usage[0]["requests"], usage[1]["requests"], usage[1]["cached_claims"]) == (1, 0, 5)
+        assert {k: v for k, v in json.loads(third.out).items() if k != "judge_usage"} == {
+            k: v for k, v in json.loads(second.out).items() if k != "judge_usage"}
     assert "sk-test-secret" not in first.out + first.err + second.out + second.err
 
 
@@ -54,8 +57,10 @@ def test_judge_options_need_a_url(capsys):
     assert main(argv + ["--judge-cache", "x"]) == 2
     assert "need --judge-url" in capsys.readouterr().err
     assert main(argv + ["--judge-timeout", "5"]) == 2
+    capsys.readouterr()
+    # --judge-url alone takes the official judge model; here it stops at the missing key, before any request
     assert main(argv + ["--judge-url", "http://127.0.0.1:9/v1"]) == 2
-    assert "--judge-url needs --judge-model" in capsys.readouterr().err
+    assert "the environment variable OPENAI_API_KEY holding the API key is not set" in capsys.readouterr().err
 
 
 def test_recorded_ev2r_sums_every_record_of_the_file_as_the_official_scorer(tmp_path):

@@ -13,6 +13,9 @@ from benchscore.tsver.judges import COUNT_KEYS, JudgeError
 from fake_judge_server import FakeJudgeServer, counts_for, fenced
 
 SECRET = "sk-test-DO-NOT-LEAK-0123456789"
+# These tests are of the transport and of our own prompt's protocol (the official one, the default,
+# is tested end to end in test_tsver_official_protocol.py): our prompt, temperature 0, seed 0, four attempts.
+OUR_PROTOCOL = dict(prompt="benchscore", temperature=0, seed=0, reasoning="none", max_retries=3)
 
 
 @pytest.fixture
@@ -31,7 +34,7 @@ def api_key(monkeypatch):
 
 def make_judge(server, tmp_path=None, **options):
     settings = dict(api_key_env="BENCHSCORE_TEST_JUDGE_KEY", cache_dir=tmp_path and tmp_path / "cache",
-                    timeout=5.0, backoff=0.0, progress=False)
+                    timeout=5.0, backoff=0.0, progress=False) | OUR_PROTOCOL
     return judges.OpenAIJudge(server.base_url, "fake-model", **(settings | options))
 
 
@@ -46,7 +49,7 @@ def test_one_request_per_claim_with_our_prompt_temperature_seed_and_key(server):
     assert request["path"] == "/v1/chat/completions"
     assert request["headers"]["Authorization"] == f"Bearer {SECRET}"
     body = request["body"]
-    assert body["model"] == "fake-model" and body["temperature"] == 0 and body["seed"] == 0
+    assert body["model"] == "fake-model" and body["temperature"] == 0.0 and body["seed"] == 0
     prompt = judges.build_prompt("Claim one.", "Ref A\nRef B", "Pred text.")
     assert body["messages"] == [{"role": "user", "content": prompt}]
 
@@ -161,7 +164,7 @@ def test_cache_makes_a_rerun_free_and_identical(server, tmp_path):
     # The inputs, model, temperature and seed are all part of the key.
     for changed in (dict(model="other-model"), dict(seed=1), dict(temperature=0.7)):
         other = judges.OpenAIJudge(server.base_url, **(dict(model="fake-model", api_key_env="BENCHSCORE_TEST_JUDGE_KEY",
-                                   cache_dir=tmp_path / "cache", backoff=0.0) | changed))
+                                   cache_dir=tmp_path / "cache", backoff=0.0) | OUR_PROTOCOL | changed))
         other(*items[0])
         assert other.requests_made == 1
     make_judge(server, tmp_path)(items[0][0], items[0][1] + " ", items[0][2])
@@ -175,7 +178,8 @@ def test_cache_needs_no_key_and_survives_a_damaged_entry(server, tmp_path, monke
     expected = judge("c", "r", "p")
     [entry] = (tmp_path / "cache").rglob("*.json")
     stored = json.loads(entry.read_text(encoding="utf-8"))
-    assert stored["claim"] == "c" and stored["response"] == expected and stored["model"] == "fake-model"
+    assert stored["request"] == make_judge(server).request_body("c", "r", "p") and stored["sample"] == 0
+    assert stored["response"] == expected and stored["request"]["model"] == "fake-model"
 
     monkeypatch.delenv("BENCHSCORE_TEST_JUDGE_KEY")
     assert make_judge(server, tmp_path)("c", "r", "p") == expected  # served from the cache, no key needed
@@ -243,7 +247,8 @@ def test_bad_settings_are_refused():
 
 def test_signature_names_what_changes_the_numbers(server):
     judge = make_judge(server, seed=7)
-    assert judge.signature == f"openai(model=fake-model,prompt={judges.PROMPT_VERSION},temperature=0,seed=7)"
+    assert judge.signature == (f"openai(model=fake-model,protocol=custom,prompt={judges.PROMPT_VERSION},temperature=0.0,"
+                               "seed=7,reasoning=none,attempts=4)")
     assert "|" not in judge.signature
 
 
@@ -278,8 +283,8 @@ def test_the_evaluate_module_scores_ev2r_with_the_http_judge_and_reruns_from_the
     precision, recall = sp / cp, sp / cr
     assert result["ev2r_precision"] == round(precision, 4) and result["ev2r_recall"] == round(recall, 4)
     assert result["ev2r_f1"] == round(2 * precision * recall / (precision + recall), 4)
-    assert result["signature"].endswith(f"|judge:openai(model=fake-model,prompt={judges.PROMPT_VERSION},"
-                                        "temperature=0,seed=0)")
+    assert result["signature"].endswith(f"|judge:openai(model=fake-model,protocol=custom,prompt={judges.PROMPT_VERSION},"
+                                        "temperature=0.0,seed=0,reasoning=none,attempts=2)")
 
     server.script[claims[2]] = [{"status": 500}] * 2
     assert compute() == result and len(server.requests) == 4 + 2  # only the failed claim is asked again
@@ -390,11 +395,12 @@ def test_a_cache_entry_written_for_another_claim_is_not_used(server, tmp_path, c
     expected = judge("claim a", "ref", "pred")
     [entry] = (tmp_path / "cache").rglob("*.json")
     record = json.loads(entry.read_text(encoding="utf-8"))
-    record["claim"] = "claim b"
+    record["request"]["messages"][0]["content"] = record["request"]["messages"][0]["content"].replace("claim a",
+                                                                                                    "claim b")
     record["response"] = dict(record["response"], **{"support predicted evidence": 0})
     entry.write_text(json.dumps(record), encoding="utf-8")
     again = make_judge(server, tmp_path)
     with caplog.at_level("WARNING"):
         assert again("claim a", "ref", "pred") == expected
     assert again.requests_made == 1
-    assert f"ignoring the unreadable cache entry {entry}" in caplog.text and "claim differ" in caplog.text
+    assert f"ignoring the unreadable cache entry {entry}" in caplog.text and "written for another request" in caplog.text

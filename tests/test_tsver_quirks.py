@@ -149,7 +149,8 @@ def test_judge_failures_are_counted_not_dropped():
     # official skips: claim 1 (null Explanation) and claim 4 (no line)
     assert [i for i, _ in items] == [0, 2, 3, 5, 6]
     assert items[0][1] == (gold[0]["Claim"], gold[0]["Justifications"][0], predictions[0]["explanation"])
-    ev2r, name = judges.judge_claims(files.as_judge(str(EV2R)), items, len(gold))
+    run = judges.judge_claims(files.as_judge(str(EV2R)), items, len(gold))
+    ev2r, name = run.per_claim, run.signature
     assert name.startswith("recorded(n=3,")
     result = scoring.aggregate(scoring.item_stats(gold, predictions, ev2r))
     assert (result["n_ev2r_judged"], result["n_ev2r_failed"]) == (3, 2)  # claims 5 and 6 have no record
@@ -380,7 +381,8 @@ def test_every_judge_call_failing_is_not_a_silent_zero(capsys, monkeypatch):
     assert (result["ev2r_precision"], result["ev2r_recall"], result["ev2r_f1"]) == (None, None, None)
     assert (result["n_ev2r_judged"], result["n_ev2r_failed"]) == (0, 5)
     assert result["warnings"][-1].startswith("Ev2R not available: the judge failed on all 5 claim(s) it was asked "
-                                             "about (first failure: Ev2R judge failed after 1 attempts: ConnectError")
+                                             "about (claims 0, 2, 3, 5, 6; first failure: Ev2R judge failed after 1 attempts: "
+                                             "ConnectError")
     assert main(["tsver", "--gold", str(GOLD), "--predictions", str(PREDICTIONS), "--judge-url",
                  f"http://127.0.0.1:{port}/v1", "--judge-model", "m", "--judge-api-key-env", "TSVER_TEST_KEY",
                  "--no-judge-cache"]) == 0

@@ -65,11 +65,12 @@ def check_arguments(args):
                          "or twice (A, B)")
 
 
-def report_comparison(args, stats, confidence_intervals, paired_test, signature):
+def report_comparison(args, stats, confidence_intervals, paired_test, signature, extra=None):
     """Prints the intervals of one system or the paired comparison of two; returns the exit status.
 
     `stats`: per-item statistics of each --predictions file; `confidence_intervals(stats, ...)`
-    and `paired_test(stats_a, stats_b, ...)` are the benchmark's; `signature` its scorer's.
+    and `paired_test(stats_a, stats_b, ...)` are the benchmark's; `signature` its scorer's; `extra`,
+    (name, value, text lines): a benchmark's own part of the report, under `name` in the JSON.
     """
     options = (args.n_resamples, args.seed, args.confidence)  # checked by check_arguments and resampling
     signature = f"{signature}|{signature_part(*options)}"
@@ -79,8 +80,10 @@ def report_comparison(args, stats, confidence_intervals, paired_test, signature)
     else:  # two, as check_arguments made sure
         results = paired_test(stats[0], stats[1], *options)
         lines = [f"A: {args.predictions[0]}", f"B: {args.predictions[1]}", "", format_paired(results, args.confidence)]
+    name, value, extra_lines = extra or (None, None, [])
     if args.json:
-        print(json.dumps({"predictions": args.predictions, "results": results, "signature": signature}, indent=2))
+        print(json.dumps({"predictions": args.predictions, "results": results, **({name: value} if name else {}),
+                          "signature": signature}, indent=2))
     else:
-        print("\n".join([*lines, "", f"signature: {signature}"]))
+        print("\n".join([*lines, *(["", *extra_lines] if extra_lines else []), "", f"signature: {signature}"]))
     return 0

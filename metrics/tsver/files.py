@@ -4,6 +4,7 @@ file problems the official scorer passes silently are `TSVerWarning`s, which `sc
 import dataclasses
 import json
 import os
+import tempfile
 import warnings
 
 from benchscore import data
@@ -96,29 +97,152 @@ def as_judge(judge):
     return judges.as_judge(judge)
 
 
-def score(gold, predictions, judge=None, strict=False, ev2r_aggregation="tsver", per_claim=False, source=None):
+class ResumingJudge:
+    """A judge that answers the claims of an existing record file from it and asks `inner` for the
+    rest, as the official pipeline skips the claims already in its output file."""
+
+    def __init__(self, inner, records):
+        self.inner, self.records = inner, records
+        self.concurrency = getattr(inner, "concurrency", 1)
+        self.progress = getattr(inner, "progress", False)
+        self.samples = getattr(inner, "samples", 1)
+        self.usage = getattr(inner, "usage", None)
+
+    @property
+    def signature(self):
+        return self.inner.signature
+
+    def __call__(self, claim, reference, prediction, **sample):
+        if claim in self.records and not sample.get("sample"):
+            return self.records[claim]
+        return self.inner(claim, reference, prediction, **sample)
+
+
+def score(gold, predictions, judge=None, strict=False, ev2r_aggregation="tsver", per_claim=False, source=None,
+          judged=None):
     """`scoring.score` with an Ev²R judge run on the claims it reads (the one place that runs a judge):
-    None, a path of recorded judge outputs (see `scoring.file_ev2r`), or anything `judges.as_judge` takes."""
+    None, a path of recorded judge outputs (see `scoring.file_ev2r`), or anything `judges.as_judge` takes.
+    `judged`, a list, receives the `judges.JudgedClaims` (the records written by `--write-ev2r`)."""
     scoring.check_aggregation(ev2r_aggregation)  # before a judge is asked
-    ev2r, name = None, "none"
+    ev2r, name, run = None, "none", None
     if judge is not None:
-        ev2r, name = judges.judge_claims(as_judge(judge), scoring.ev2r_items(gold, predictions), len(gold))
+        run = judges.judge_claims(as_judge(judge), scoring.ev2r_items(gold, predictions), len(gold))
+        ev2r, name = run.per_claim, run.signature
+        if judged is not None:
+            judged.append(run)
     result = scoring.score(gold, predictions, ev2r, strict, ev2r_aggregation, name, per_claim, source)
+    if run is not None:
+        extra = _run_report(run, ev2r_aggregation)
+        result["warnings"] += extra.pop("warnings", [])
+        result.update(extra)
     if isinstance(judge, (str, os.PathLike)) and ev2r_aggregation == "tsver":
         result = scoring.file_ev2r(result, [response for _, _, response in iter_recorded(judge)])
     return result
 
 
-def score_files(gold_path, predictions_path, judge=None, strict=False, ev2r_aggregation="tsver", report=None):
+def _run_report(run, ev2r_aggregation):
+    """The judge run's own numbers: the claims the budget left unsent, the spread of Ev²R over further
+    judge samples. (Its accounts, which differ between a run and its cached rerun, are the CLI's.)"""
+    report = {}
+    if run.not_sent:
+        report["n_ev2r_not_sent"] = len(run.not_sent)
+        report["warnings"] = [f"{len(run.not_sent)} claim(s) were not sent to the judge, to stay within the judge "
+                              f"budget (claims {scoring.listed(run.not_sent)}); Ev2R is over the judged claims only"]
+    if run.samples:
+        f1s = [scoring.ev2r_aggregate([c for c in per_claim if isinstance(c, dict)], ev2r_aggregation)["f1"]
+               if any(isinstance(c, dict) for c in per_claim) else None for per_claim in [run.per_claim, *run.samples]]
+        known = [f for f in f1s if f is not None]
+        mean = sum(known) / len(known) if known else None
+        spread = (sum((f - mean) ** 2 for f in known) / (len(known) - 1)) ** 0.5 if len(known) > 1 else None
+        report["ev2r_judge_samples"] = {"k": len(f1s), "f1": f1s, "mean": mean, "std": spread,
+                                        "min": min(known, default=None), "max": max(known, default=None)}
+    return report
+
+
+def read_resumable(path, gold_claims):
+    """The records of an existing `--write-ev2r` file as {claim: record} ({} when there is none yet);
+    a file that is not ours to extend (a folder, malformed lines, records of claims not in the gold
+    file) is refused before any request is sent."""
+    if path is None or not os.path.lexists(path):
+        return {}
+    if os.path.isdir(path):
+        raise ValueError(f"{path}: a folder; expected a JSONL file of Ev2R records to write (or extend)")
+    known, records = set(gold_claims), {}
+    for number, claim, response in iter_recorded(path):
+        if claim not in known:
+            raise ValueError(f"{path}:{number}: a record of the claim {claim[:60]!r}, which is not in the gold file; "
+                             "expected records of this gold file's claims only (another run's file?)")
+        if claim in records:
+            raise ValueError(f"{path}:{number}: the claim {claim[:60]!r} is recorded twice; expected one record "
+                             "per claim")
+        records[claim] = response
+    return records
+
+
+def write_records(path, gold, existing, run):
+    """The official record file: the records it held, then the newly judged claims' in gold order (never
+    completion order), written whole (temp file, then rename) so that a failed run leaves it as it was."""
+    lines = [{"Claim": claim, "ev2r_response": record} for claim, record in existing.items()]
+    lines += [{"Claim": gold[i]["Claim"], "ev2r_response": record} for i, record in sorted(run.records.items())
+              if gold[i]["Claim"] not in existing]
+    folder = os.path.dirname(os.path.abspath(path))
+    with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=folder, delete=False, suffix=".tmp") as out:
+        out.writelines(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+    os.replace(out.name, path)
+    return [line["ev2r_response"] for line in lines]
+
+
+def plan(gold_path, predictions_path, judge, write_ev2r=None):
+    """What a judge run would send, without sending: claims to judge, those answered by the record
+    file or the cache, and the size of the prompts to send (characters; tokens are about a quarter)."""
+    gold = read_references(gold_path)
+    predictions = read_predictions(predictions_path, [g["Claim"] for g in gold])
+    existing = read_resumable(write_ev2r, [g["Claim"] for g in gold])
+    items = [item for _, item in scoring.ev2r_items(gold, predictions)]
+    samples = getattr(judge, "samples", 1)
+    to_send, recorded, cached = [], 0, 0
+    for k in range(samples):
+        for item in items:
+            if k == 0 and item[0] in existing:
+                recorded += 1
+            elif judge.cached(*item, sample=k):
+                cached += 1
+            else:
+                to_send.append(judge.protocol.message(*item))
+    sizes = [len(text) for text in to_send]
+    return {"claims": len(items), "samples": samples, "in_record_file": recorded, "cached": cached,
+            "to_send": len(to_send), "prompt_characters": sum(sizes), "largest_prompt_characters": max(sizes, default=0),
+            "signature_judge": judge.signature}
+
+
+def score_files(gold_path, predictions_path, judge=None, strict=False, ev2r_aggregation="tsver", report=None,
+                write_ev2r=None):
     """The result dict of a prediction file against a gold file, read warnings included, as the CLI
-    prints it. With `report` (a path), also writes `scoring.official_report` there as JSON."""
+    prints it. With `report` (a path), also writes `scoring.official_report` there as JSON. With
+    `write_ev2r` (a path), the judge's records go there in the official format, and claims already
+    recorded there are not sent again (a rerun resumes)."""
     check_output(report, gold_path, predictions_path, judge)
+    check_output(write_ev2r, gold_path, predictions_path, report)
+    if write_ev2r is not None and (judge is None or isinstance(judge, (str, os.PathLike))):
+        raise ValueError("writing Ev2R records (--write-ev2r) needs a judge that is run (--judge-url), not a "
+                         "recorded file")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TSVerWarning)
         gold = read_references(gold_path)
         predictions = read_predictions(predictions_path, [g["Claim"] for g in gold])
-        result = score(gold, predictions, judge, strict, ev2r_aggregation, report is not None, str(predictions_path))
+        existing = read_resumable(write_ev2r, [g["Claim"] for g in gold])
+        if write_ev2r is not None:
+            judge = ResumingJudge(as_judge(judge), existing)
+        judged = []
+        result = score(gold, predictions, judge, strict, ev2r_aggregation, report is not None, str(predictions_path),
+                       judged)
+    if write_ev2r is not None:
+        records = write_records(write_ev2r, gold, existing, judged[0])
+        if ev2r_aggregation == "tsver":  # the file's number, as `--ev2r FILE` and the official scorer read it
+            result = scoring.file_ev2r(result, records)
     result["warnings"] = [str(w.message) for w in caught if issubclass(w.category, TSVerWarning)] + result["warnings"]
+    if judged and judged[0].usage is not None:
+        result["judge_usage"] = judged[0].usage
     if report is not None:
         stats = result.pop("per_claim")
         with open(report, "w", encoding="utf-8") as f:

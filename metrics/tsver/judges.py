@@ -25,7 +25,8 @@ import time
 import urllib.parse
 from collections.abc import Mapping
 
-from benchscore.core.readers import decode, parse_json
+from benchscore.core.readers import decode, parse_json, shown
+from benchscore.tsver.protocol import official_prompt
 from benchscore.tsver.scoring import EV2R_KEYS, RATE_LIMITED, defaulted_keys, ev2r_counts
 
 try:
@@ -56,10 +57,22 @@ class JudgeOutcome:
     counts: dict | None = None
     response: dict | None = None
     error: str | None = None
+    sent: bool = True  # False: not sent at all (the judge budget), so neither judged nor failed
 
     @property
     def ok(self):
         return self.error is None
+
+
+def record_counts(response, where="judge output"):
+    """The four counts of a judge's record as ints >= 0, a missing one read as 0 (as the official sum
+    does); JudgeError naming the key of a count that is not such an int."""
+    if not isinstance(response, Mapping):
+        raise JudgeError(f"{where}: expected a dict of the Ev2R counts, found {type(response).__name__}")
+    try:
+        return ev2r_counts(dict(response), where)
+    except (TypeError, ValueError) as err:
+        raise JudgeError(str(err)) from None
 
 
 def validate_counts(response, where="judge output"):
@@ -95,12 +108,8 @@ class RecordedJudge:
         record = self.records[claim]
         if not isinstance(record, Mapping):
             raise JudgeError(f"recorded Ev2R record: expected a dict, found {type(record).__name__}")
-        response = {key: 0 for key in COUNT_KEYS} | dict(record)
-        validate_counts(response, "recorded Ev2R record")
-        return response
-
-    def defaulted(self, claim):
-        return defaulted_keys(self.records.get(claim))
+        record_counts(record, "recorded Ev2R record")  # a missing count stays missing: read as 0, and warned
+        return dict(record)
 
     def __repr__(self):
         return f"RecordedJudge({len(self.records)} records)"
@@ -359,31 +368,236 @@ def _check_url(base_url):
     return base_url
 
 
-class OpenAIJudge:
-    """An OpenAI-compatible chat-completions judge with our own one-shot prompt (``build_prompt``).
+# The request protocols: what is sent for one claim and how the reply is read
 
-    One POST per claim to ``{base_url}/chat/completions`` (httpx; ``temperature`` and ``seed`` sent
-    unless None) with ONE total deadline, ``timeout`` seconds, whatever the server does: it runs in a
-    worker thread and the caller stops waiting then. HTTP 408/409/429/5xx, timeouts, connection
-    errors and malformed replies are retried ``max_retries`` times, waiting ``backoff``, ``2 *
-    backoff``... seconds (at least Retry-After, at most ``timeout`` and 60 s), then JudgeError; other
-    HTTP errors fail at once. A Retry-After longer than ``timeout`` fails the claim at once ("rate
+OPENROUTER_URL = "https://openrouter.ai/api/v1"  # the official pipeline's base URL
+OFFICIAL_MODEL = "google/gemini-2.5-flash"  # the official pipeline's judge model
+OFFICIAL_REASONING = {"effort": "medium", "exclude": True}  # its one extra body field
+OFFICIAL_ATTEMPTS = 3  # the official pipeline tries a claim three times, then leaves it out
+PROMPTS = ("tsver", "benchscore")  # tsver: TEMPLATE_EV2R of the pinned prompt_templates.py; ours: build_prompt
+REASONING_EFFORTS = ("medium", "low", "high", "none")
+# The official extraction, to the letter: the first ```json block (lower-case), non-greedy up to a "}"
+# that a closing fence follows.
+_OFFICIAL_BLOCK = re.compile(r"```json\s*(\{.*?\})\s*```", re.DOTALL)
+# With --judge-structured: a JSON schema of the record, for servers that honour response_format.
+RECORD_SCHEMA = {"type": "json_schema", "json_schema": {"name": "ev2r_record", "strict": True, "schema": {
+    "type": "object", "additionalProperties": False, "required": [*TEXT_KEYS, *COUNT_KEYS],
+    "properties": {**{key: {"type": "string"} for key in TEXT_KEYS},
+                   **{key: {"type": "integer", "minimum": 0} for key in COUNT_KEYS}}}}}
+
+
+def parse_official_reply(text, redact=None):
+    """The judge's record as the official pipeline reads it: the first ```json {...}``` block, json-parsed
+    (every key kept; a missing count is read as 0 later, as the official sum does). JudgeError otherwise
+    (the official pipeline tries again); the reply itself is never shown: it may echo the API key."""
+    match = _OFFICIAL_BLOCK.search(text)
+    if match is None:
+        raise JudgeError(f"judge reply holds no ```json {{...}}``` block ({len(text):,} characters, not shown); "
+                         "the official pipeline reads only that")
+    try:
+        record = parse_json(match.group(1), "judge reply's ```json block")
+    except ValueError as err:
+        raise JudgeError(str(err)) from None
+    return _redact_strings(record, redact) if redact else record
+
+
+class BadRecord(JudgeError):
+    """A parsed record whose counts the official sum cannot add (a string, a float, a negative count).
+    The official pipeline would keep it and its scorer then fail; we leave the claim out, not retried."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Protocol:
+    """What is sent for one claim and how its reply is read. The default is the official pipeline's
+    (`baseline/predict_ev2r.py`): TEMPLATE_EV2R, one user message, ``reasoning`` and nothing else."""
+
+    prompt: str = "tsver"
+    temperature: float | None = None
+    seed: int | None = None
+    reasoning: str = "medium"  # the effort of the official `reasoning` field; "none" leaves it out
+    structured: bool = False  # response_format: RECORD_SCHEMA
+
+    def __post_init__(self):
+        for name, value, ok, expected in (
+                ("prompt", self.prompt, self.prompt in PROMPTS, f"one of {list(PROMPTS)}"),
+                ("temperature", self.temperature, self.temperature is None
+                 or (_is_number(self.temperature) and 0 <= self.temperature <= 2), "None or a number from 0 to 2"),
+                ("seed", self.seed, self.seed is None or _is_number(self.seed, int), "None or an int"),
+                ("reasoning", self.reasoning, self.reasoning in REASONING_EFFORTS, f"one of {list(REASONING_EFFORTS)}"),
+                ("structured", self.structured, isinstance(self.structured, bool), "True or False")):
+            if not ok:
+                raise ValueError(f"OpenAIJudge: {name} must be {expected}, found {value!r}")
+        if self.temperature is not None:  # 0 and 0.0 send, sign and cache alike
+            object.__setattr__(self, "temperature", float(self.temperature))
+
+    @property
+    def official(self):
+        return self == Protocol()
+
+    def message(self, claim, reference, prediction):
+        if self.prompt == "tsver":
+            return official_prompt(claim, reference, prediction)
+        return build_prompt(claim, reference, prediction)
+
+    def body(self, model, content, sample=0):
+        """The request's JSON body; a seed moves with the judge sample (sample k sends seed + k)."""
+        body = {"messages": [{"role": "user", "content": content}], "model": model}
+        if self.reasoning != "none":
+            body["reasoning"] = {**OFFICIAL_REASONING, "effort": self.reasoning}
+        if self.temperature is not None:
+            body["temperature"] = self.temperature
+        if self.seed is not None:
+            body["seed"] = self.seed + sample
+        if self.structured:
+            body["response_format"] = RECORD_SCHEMA
+        return body
+
+    def read(self, reply, redact=None):
+        """The record of a reply (JudgeError: try again; BadRecord: leave the claim out)."""
+        if self.prompt == "benchscore":
+            return parse_reply(reply, redact)
+        record = parse_official_reply(reply, redact)
+        try:
+            ev2r_counts(record, "judge reply")
+        except (TypeError, ValueError) as err:
+            raise BadRecord(str(err)) from None
+        return record
+
+    def describe(self, attempts=OFFICIAL_ATTEMPTS, samples=1):
+        """The signature's part: `protocol=tsver-official`, or each way it differs from the official one."""
+        parts = [] if self.prompt == "tsver" else [f"prompt={PROMPT_VERSION}"]
+        parts += [f"temperature={self.temperature}"] if self.temperature is not None else []
+        parts += [f"seed={self.seed}"] if self.seed is not None else []
+        parts += [f"reasoning={self.reasoning}"] if self.reasoning != "medium" else []
+        parts += ["response_format=json_schema"] if self.structured else []
+        parts += [f"attempts={attempts}"] if attempts != OFFICIAL_ATTEMPTS else []
+        parts += [f"samples={samples}"] if samples != 1 else []
+        return ",".join(["protocol=tsver-official" if not parts else "protocol=custom", *parts])
+
+
+# What a run of the judge cost: summed from every reply's `usage`
+
+USAGE_FIELDS = ("prompt_tokens", "completion_tokens", "reasoning_tokens", "cached_tokens", "total_tokens")
+
+
+def read_usage(answer):
+    """The token counts of a chat-completions answer's `usage` ({field: int}), None when it has none,
+    or ValueError when it is there in another shape (so a budget is never enforced on a guess)."""
+    usage = answer.get("usage") if isinstance(answer, dict) else None
+    if usage is None:
+        return None
+    if not isinstance(usage, dict):
+        raise ValueError(f"the judge's usage is {type(usage).__name__}; expected an object of token counts")
+    details = {"reasoning_tokens": ("completion_tokens_details", "reasoning_tokens"),
+               "cached_tokens": ("prompt_tokens_details", "cached_tokens")}
+    counts = {}
+    for name in USAGE_FIELDS:
+        outer, inner = details.get(name, (None, name))
+        holder = usage.get(outer) if outer else usage
+        value = holder.get(inner) if isinstance(holder, dict) else None
+        if value is None:
+            continue
+        if not _is_number(value, int) or value < 0:
+            raise ValueError(f"the judge's usage.{outer + '.' if outer else ''}{inner} is {shown(value)}; expected "
+                             "a whole number of tokens >= 0")
+        counts[name] = value
+    for name in ("prompt_tokens", "completion_tokens"):
+        if name not in counts:
+            raise ValueError(f"the judge's usage has no {name}; expected prompt_tokens and completion_tokens")
+    counts.setdefault("total_tokens", counts["prompt_tokens"] + counts["completion_tokens"])
+    return counts
+
+
+@dataclasses.dataclass
+class JudgeUsage:
+    """A judge run's accounts: requests sent, token totals, claims answered from the cache (free),
+    failed attempts, requests whose answer reported no usage, and the wall time of the run."""
+
+    requests: int = 0
+    cached_claims: int = 0
+    failed_attempts: int = 0
+    unreported: int = 0
+    wall_seconds: float = 0.0
+    tokens: dict = dataclasses.field(default_factory=lambda: dict.fromkeys(USAGE_FIELDS, 0))
+
+    def add(self, counts):
+        for name, value in (counts or {}).items():
+            self.tokens[name] += value
+
+    def as_dict(self):
+        return {"requests": self.requests, "cached_claims": self.cached_claims,
+                "failed_attempts": self.failed_attempts, "requests_without_usage": self.unreported,
+                **self.tokens, "wall_seconds": round(self.wall_seconds, 3)}
+
+
+class BudgetExceeded(JudgeError):
+    """The claim was not sent: judging it could exceed the run's budget. Counted as not judged."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Budget:
+    """A limit on what a run may spend: ``limit`` tokens, or ``limit`` dollars at ``price`` (dollars per
+    million prompt and completion tokens, as the user's provider bills them)."""
+
+    limit: float
+    price: tuple | None = None
+
+    def __post_init__(self):
+        if not _is_number(self.limit) or not 0 <= self.limit < math.inf:
+            raise ValueError(f"judge budget must be a finite number >= 0, found {self.limit!r}")
+        if self.price is not None and (len(self.price) != 2 or not all(
+                _is_number(p) and 0 <= p < math.inf for p in self.price)):
+            raise ValueError(f"judge price must be two numbers >= 0 (dollars per million prompt and completion "
+                             f"tokens), found {self.price!r}")
+
+    @property
+    def unit(self):
+        return "tokens" if self.price is None else "USD"
+
+    def cost(self, counts):
+        if self.price is None:
+            return counts["total_tokens"]
+        prompt_price, completion_price = self.price  # reasoning tokens are billed as completion tokens
+        return (counts["prompt_tokens"] * prompt_price + counts["completion_tokens"] * completion_price) / 1e6
+
+
+class OpenAIJudge:
+    """An OpenAI-compatible chat-completions judge; by default the official TSVer pipeline's protocol.
+
+    One POST per claim to ``{base_url}/chat/completions`` (httpx) with the body ``protocol.body``
+    builds: by default exactly the official one (TEMPLATE_EV2R in one user message, the model, the
+    ``reasoning`` field), read the official way (``parse_official_reply``), three attempts
+    (``max_retries=2``), then the claim is left out, reported. ONE total deadline per request,
+    ``timeout`` seconds, whatever the server does: it runs in a worker thread and the caller stops
+    waiting then. HTTP 408/409/429/5xx, timeouts, connection errors and unreadable replies are retried,
+    waiting ``backoff``, ``2 * backoff``... seconds (at least Retry-After, at most ``timeout`` and 60 s);
+    other HTTP errors fail at once. A Retry-After longer than ``timeout`` fails the claim at once ("rate
     limited"); after ``RATE_LIMITED_CLAIMS`` such claims in a row, or one claim failing every attempt
     before any answer (a dead server), the remaining claims fail at once. At most ``concurrency``
-    requests run at once. Replies are cached under ``cache_dir`` (None: no cache), keyed by
-    everything but the URL; failures are not. The API key (environment variable ``api_key_env``,
-    None: no key) is never shown, in any form; the card's "Limits and bad input" lists how.
+    requests run at once; results never depend on completion order. Replies are cached under
+    ``cache_dir`` (None: no cache), keyed by the request body and the judge sample, never the URL;
+    failures are not. ``usage`` sums every answer's token counts; a ``budget`` stops sending before it
+    could be exceeded. The API key (environment variable ``api_key_env``, None: no key) is never shown,
+    in any form; the card's "Limits and bad input" lists how.
     """
 
-    def __init__(self, base_url, model, api_key_env="OPENAI_API_KEY", cache_dir=DEFAULT_CACHE_DIR, max_retries=3,
-                 timeout=60.0, concurrency=4, temperature=0, seed=0, progress=True, backoff=1.0):
+    def __init__(self, base_url=OPENROUTER_URL, model=OFFICIAL_MODEL, api_key_env="OPENROUTER_API_KEY",
+                 cache_dir=DEFAULT_CACHE_DIR, max_retries=OFFICIAL_ATTEMPTS - 1, timeout=60.0, concurrency=8,
+                 protocol=None, samples=1, budget=None, progress=True, backoff=1.0, **request):
         if httpx is None:
             raise ValueError('the HTTP Ev2R judge needs httpx: pip install "benchscore[judge]" (or pip install httpx)')
         _check_settings(concurrency=concurrency, max_retries=max_retries, timeout=timeout, backoff=backoff)
+        if not _is_number(samples, int) or samples < 1:
+            raise ValueError(f"OpenAIJudge: samples must be an int >= 1, found {samples!r}")
         if not isinstance(model, str) or not model.strip():
             raise TypeError(f"OpenAIJudge: model must be a non-empty string, found {model!r}")
         if cache_dir is not None and pathlib.Path(cache_dir).exists() and not pathlib.Path(cache_dir).is_dir():
             raise ValueError(f"OpenAIJudge: cache_dir {str(cache_dir)!r} exists and is not a directory")
+        if budget is not None and not isinstance(budget, Budget):
+            raise TypeError(f"OpenAIJudge: budget must be a judges.Budget, found {type(budget).__name__}")
+        if protocol is not None and request:
+            raise TypeError(f"OpenAIJudge: pass protocol= or {', '.join(request)}=, not both")
+        self.protocol = protocol if protocol is not None else Protocol(**request)  # TypeError for a foreign name
         self.url = _check_url(base_url).rstrip("/") + "/chat/completions"
         self.shown_url = _masked(self.url)  # the URL as shown in messages: user:password@ hidden
         self.model = model
@@ -392,11 +606,13 @@ class OpenAIJudge:
         self.max_retries = max_retries
         self.timeout = float(timeout)
         self.concurrency = concurrency
-        self.temperature = temperature
-        self.seed = seed
+        self.samples = samples
+        self.budget = budget
         self.progress = progress
         self.backoff = float(backoff)
-        self.requests_made = 0  # HTTP requests sent (attempts), for cost accounting
+        self.usage = JudgeUsage()
+        self._spent = self._reserved = 0.0  # budget units spent, and held for the requests in flight
+        self._largest = None  # the cost of the dearest request so far: what each new one is assumed to cost
         self._slots = threading.BoundedSemaphore(concurrency)
         self._lock = threading.Lock()
         self._key = None
@@ -405,28 +621,43 @@ class OpenAIJudge:
         self._client = httpx.Client(timeout=httpx.Timeout(self.timeout), follow_redirects=False)
 
     @property
+    def requests_made(self):
+        """HTTP requests sent (attempts), for cost accounting."""
+        return self.usage.requests
+
+    @property
     def signature(self):
         """Everything that changes the judge's numbers, without "|" (results' signatures use it)."""
-        return f"openai(model={self.model},prompt={PROMPT_VERSION},temperature={self.temperature},seed={self.seed})"
+        return f"openai(model={self.model},{self.protocol.describe(self.max_retries + 1, self.samples)})"
 
     def __repr__(self):
         return (f"OpenAIJudge(url={self.shown_url!r}, model={self.model!r}, api_key_env={self.api_key_env!r}, "
                 f"cache_dir={str(self.cache_dir) if self.cache_dir else None!r})")
 
-    def __call__(self, claim, reference, prediction):
-        key = self.cache_key(claim, reference, prediction)
-        asked = {"model": self.model, "prompt_version": PROMPT_VERSION, "claim": claim, "reference": reference,
-                 "prediction": prediction}
-        cached = self._read_cache(key, asked)
+    def request_body(self, claim, reference, prediction, sample=0):
+        """The JSON body sent for one claim (and judge sample), as a dict."""
+        return self.protocol.body(self.model, self.protocol.message(claim, reference, prediction), sample)
+
+    def __call__(self, claim, reference, prediction, sample=0):
+        body = self.request_body(claim, reference, prediction, sample)
+        key = self.cache_key(claim, reference, prediction, sample, body)
+        cached = self._read_cache(key, body, sample)
         if cached is not None:
+            with self._lock:
+                self.usage.cached_claims += 1
             return cached
-        reply, response = self._ask(build_prompt(claim, reference, prediction))
-        self._write_cache(key, {**asked, "temperature": self.temperature, "seed": self.seed, "reply": reply,
-                                "response": response})
+        reply, response, usage = self._ask(body)
+        self._write_cache(key, {"request": body, "sample": sample, "reply": reply, "response": response,
+                                "usage": usage})
         return response
 
-    def _ask(self, prompt):
-        """(reply text, parsed response) after the retries; JudgeError when every attempt failed."""
+    def cached(self, claim, reference, prediction, sample=0):
+        """Whether a valid cache entry answers this claim (what a dry run counts as free)."""
+        body = self.request_body(claim, reference, prediction, sample)
+        return self._read_cache(self.cache_key(claim, reference, prediction, sample, body), body, sample) is not None
+
+    def _ask(self, body):
+        """(reply text, parsed record, usage) after the retries; JudgeError when every attempt failed."""
         failure = None
         for attempt in range(self.max_retries + 1):
             if attempt:  # the backoff, at least Retry-After, at most the request deadline
@@ -436,16 +667,21 @@ class OpenAIJudge:
                 time.sleep(delay)
             self._check_down()
             try:
-                reply = self._redact(self._request(prompt))  # a key echoed back never reaches the cache
-                response = parse_reply(reply, self._redact)  # nor does one escaped inside the JSON
-            except (_Retry, JudgeError) as err:  # JudgeError: a malformed reply, the next may be well-formed
+                content, usage = self._request(body)
+                reply = self._redact(content)  # a key echoed back never reaches the cache
+                response = self.protocol.read(reply, self._redact)  # nor does one escaped inside the JSON
+            except BudgetExceeded:
+                raise
+            except BadRecord as err:
+                raise JudgeError(f"the judge's record cannot be summed: {self._redact(str(err))}") from None
+            except (_Retry, JudgeError) as err:  # JudgeError: an unreadable reply, the next may be readable
                 failure = self._note_failure(err)
                 continue
             except _Refused as err:
                 raise JudgeError(f"Ev2R judge request refused: {err}") from None
             with self._lock:
                 self._answered, self._limited_in_a_row = True, 0
-            return reply, response
+            return reply, response, usage
         message = f"Ev2R judge failed after {self.max_retries + 1} attempts: {failure}"
         raise self._rate_limited(message) if failure.rate_limited else JudgeError(message)
 
@@ -459,6 +695,8 @@ class OpenAIJudge:
     def _note_failure(self, err):
         """A failed attempt as a _Retry (its reason redacted), counted toward the limits the class docstring gives."""
         failure = err if isinstance(err, _Retry) else _Retry(self._redact(str(err)))
+        with self._lock:
+            self.usage.failed_attempts += 1
         if failure.wait > self.timeout:  # waiting beyond the request deadline is not ours to do
             raise self._rate_limited(f"the server asks to wait {failure.wait:g} s (Retry-After), longer than the "
                                      f"{self.timeout:g} s request deadline: {failure}")
@@ -474,11 +712,10 @@ class OpenAIJudge:
             self._limited_in_a_row += 1
         return JudgeError(f"{RATE_LIMITED}: {message}")
 
-    def cache_key(self, claim, reference, prediction):
-        prompt_hash = hashlib.sha256(PROMPT_INSTRUCTIONS.encode("utf-8")).hexdigest()
-        temperature = None if self.temperature is None else float(self.temperature)  # 0 and 0.0 alike
-        fields = [self.model, PROMPT_VERSION, prompt_hash, temperature, self.seed, claim, reference, prediction]
-        return hashlib.sha256(json.dumps(fields, ensure_ascii=False).encode("utf-8")).hexdigest()
+    def cache_key(self, claim, reference, prediction, sample=0, body=None):
+        """The cache key: the request body as sent (prompt, model, every field) and the judge sample."""
+        body = self.request_body(claim, reference, prediction, sample) if body is None else body
+        return hashlib.sha256(json.dumps([body, sample], ensure_ascii=False, sort_keys=True).encode("utf-8")).hexdigest()
 
     def _api_key(self):
         with self._lock:
@@ -501,11 +738,6 @@ class OpenAIJudge:
         auth = {} if key is None else {"Authorization": "Bearer " + key.reveal()}
         return {"Content-Type": "application/json", **auth}
 
-    def _body(self, prompt):
-        body = {"model": self.model, "messages": [{"role": "user", "content": prompt}], "temperature": self.temperature,
-                "seed": self.seed}
-        return json.dumps({name: value for name, value in body.items() if value is not None}).encode("utf-8")
-
     def _send(self, headers, body):
         deadline = time.monotonic() + self.timeout
         answer, cancelled = concurrent.futures.Future(), threading.Event()
@@ -525,13 +757,52 @@ class OpenAIJudge:
         except (httpx.HTTPError, OSError) as err:
             raise _Retry(self._redact(f"{type(err).__name__} from {self.shown_url}: {err}")) from None
 
-    def _request(self, prompt):
-        headers, body = self._headers(), self._body(prompt)
-        with self._slots:
-            with self._lock:
-                self.requests_made += 1
-            status, answer_headers, payload = self._send(headers, body)
-        text = payload.decode("utf-8", "replace")
+    def _reserve(self, payload):
+        """Holds the budget for one request (the dearest so far, or a guess from the prompt before any
+        answer); BudgetExceeded when spent plus held would pass the limit. Returns what was held."""
+        if self.budget is None:
+            return 0.0
+        guess = len(payload) / 2  # bytes / 2 over-counts tokens (about 4 bytes each) twice: prompt and reply
+        cost = self._largest if self._largest is not None else self.budget.cost(
+            {"prompt_tokens": guess, "completion_tokens": guess, "total_tokens": 2 * guess})
+        with self._lock:
+            if self._spent + self._reserved + cost > self.budget.limit:
+                raise BudgetExceeded(f"not sent: the judge budget of {self.budget.limit:g} {self.budget.unit} would "
+                                     f"be exceeded ({self._spent:g} spent, about {cost:g} a request)")
+            self._reserved += cost
+        return cost
+
+    def _account(self, held, usage):
+        with self._lock:
+            self._reserved -= held
+            if usage is None:
+                self.usage.unreported += 1
+            else:
+                self.usage.add(usage)
+            if self.budget is not None and usage is not None:
+                cost = self.budget.cost(usage)
+                self._spent += cost
+                self._largest = max(cost, self._largest or 0)
+
+    def _request(self, body):
+        """One attempt: (the answer's content, its usage or None)."""
+        headers, payload = self._headers(), json.dumps(body).encode("utf-8")
+        held = self._reserve(payload)
+        usage = None
+        try:
+            with self._slots:
+                with self._lock:
+                    self.usage.requests += 1
+                status, answer_headers, raw = self._send(headers, payload)
+            text = raw.decode("utf-8", "replace")
+            try:
+                answer = parse_json(text, "reply")
+            except ValueError:
+                answer = None
+            if status < 400 and answer is not None:
+                usage = self._usage(answer)
+        finally:
+            self._account(held, usage)
         if status >= 400:
             said = self._redact(text.strip())
             message = f"HTTP {status} from {self.shown_url}: {said[:200]}{'...' if len(said) > 200 else ''}"
@@ -539,34 +810,51 @@ class OpenAIJudge:
                 raise _Retry(message, _retry_after(answer_headers), rate_limited=status in _RETRY_STATUS)
             raise _Refused(message)
         try:
-            content = parse_json(text, "reply")["choices"][0]["message"]["content"]
-        except (ValueError, LookupError, TypeError):
+            content = answer["choices"][0]["message"]["content"]
+        except (LookupError, TypeError):
             content = None
         if not isinstance(content, str):  # the text is not shown: it may echo anything
             raise _Retry(f"not a chat-completions answer from {self.shown_url} ({len(text):,} characters, not shown); "
                          "expected JSON with choices[0].message.content")
-        return content
+        return content, usage
+
+    def _usage(self, answer):
+        """The answer's usage; a shape we cannot read stops the run when a budget depends on it."""
+        try:
+            usage = read_usage(answer)
+        except ValueError as err:
+            if self.budget is not None:
+                raise ValueError(f"{err}; the judge budget cannot be kept without it") from None
+            logger.warning("Ev2R judge: %s; this request's tokens are not counted", err)
+            return None
+        if usage is None and self.budget is not None:
+            raise ValueError(f"the judge at {self.shown_url} reports no token usage; the judge budget cannot be "
+                             "kept without it (run without --judge-budget)")
+        return usage
 
     def _cache_path(self, key):
         return self.cache_dir / key[:2] / f"{key}.json"
 
-    def _read_cache(self, key, expected):
-        """The cached response for `key` if its entry is whole and was written for exactly `expected` (an
-        entry edited or copied from another claim would otherwise change a number silently)."""
+    def _read_cache(self, key, body, sample):
+        """The cached response for `key` if its entry is whole and was written for exactly this request
+        body and sample (an entry edited or copied from another claim would otherwise change a number)."""
         if self.cache_dir is None:
             return None
         path = self._cache_path(key)
         try:
             entry = parse_json(decode(_read_regular(path), path, expected="a UTF-8 JSON cache entry"), str(path))
-            response = entry.get("response") if isinstance(entry, dict) else None
-            validate_counts(response, f"{path}: the cache entry's response")
-            differing = sorted(name for name, value in expected.items() if entry.get(name) != value)
-            if differing:
-                raise ValueError(f"{path}: the entry's {', '.join(differing)} differ from this request's")
+            if not isinstance(entry, dict) or entry.get("request") != body or entry.get("sample") != sample:
+                raise ValueError(f"{path}: the entry was written for another request")
+            response = entry.get("response")
+            if not isinstance(response, dict):
+                raise ValueError(f"{path}: the entry has no response record")
+            ev2r_counts(response, f"{path}: the cache entry's response")
+            if self.protocol.prompt == "benchscore":
+                validate_counts(response, f"{path}: the cache entry's response")
             return response
         except FileNotFoundError:
             return None
-        except (ValueError, JudgeError, OSError) as err:  # a damaged entry is asked again; the message names it
+        except (ValueError, TypeError, JudgeError, OSError) as err:  # a damaged entry is asked again
             logger.warning("Ev2R judge: ignoring the unreadable cache entry %s (%s); asking the judge again", path, err)
             return None
 
@@ -624,17 +912,21 @@ def as_judge(judge):
     raise TypeError(f"judge: expected a path, a mapping claim -> record or a callable, found {type(judge).__name__}")
 
 
-def run_judge(judge, items, concurrency=None, progress=None):
+def run_judge(judge, items, concurrency=None, progress=None, sample=0):
     """Run ``judge`` over ``(claim, reference, prediction)`` items: one JudgeOutcome per item, in order
-    (a JudgeError as its ``error``); ``concurrency`` and ``progress`` default to the judge's settings."""
+    whatever the completion order (a JudgeError as its ``error``); ``concurrency`` and ``progress``
+    default to the judge's settings; ``sample`` > 0 asks a judge that takes samples for another one."""
     items = [tuple(item) for item in items]
     concurrency = concurrency or getattr(judge, "concurrency", 1)
+    extra = {"sample": sample} if sample else {}
     with _progress(len(items), getattr(judge, "progress", False) if progress is None else progress) as tick:
 
         def one(item):
             try:
-                response = judge(*item)
-                counts = validate_counts(response)
+                response = judge(*item, **extra)
+                counts = record_counts(response)
+            except BudgetExceeded as err:
+                return JudgeOutcome(item[0], error=str(err), sent=False)
             except JudgeError as err:  # see is_judge_failure
                 return JudgeOutcome(item[0], error=str(err))
             finally:
@@ -661,15 +953,43 @@ def _progress(total, show):
         yield lambda: bar.update(1)
 
 
-def judge_claims(judge, items, n_claims):
-    """Runs `judge` on `scoring.ev2r_items`; returns (per claim: None (not judged), the counts, or the
-    failure message (str); the judge's signature)."""
-    outcomes = run_judge(judge, [item for _, item in items])
-    per_claim = [None] * n_claims
+@dataclasses.dataclass
+class JudgedClaims:
+    """What judging a file's claims gave: ``per_claim`` (None: not asked or not sent, the counts, or
+    the failure message), the judge's ``signature``, the judge's whole ``records`` (claim index ->
+    record, for `--write-ev2r`), the claims ``not_sent`` (the budget), the per-claim lists of further
+    judge ``samples``, and the judge's ``usage`` (None for a judge that keeps no accounts)."""
+
+    per_claim: list
+    signature: str
+    records: dict
+    not_sent: list
+    samples: list
+    usage: dict | None
+
+
+def _per_claim(items, outcomes, n_claims):
+    per_claim, records, not_sent = [None] * n_claims, {}, []
     for (i, _), outcome in zip(items, outcomes):
-        if outcome.error is not None:
+        if not outcome.sent:
+            not_sent.append(i)
+        elif outcome.error is not None:
             per_claim[i] = outcome.error
         else:  # a count the record lacks stays missing, so the scorer can say it read it as 0
-            defaulted = judge.defaulted(outcome.claim) if hasattr(judge, "defaulted") else ()
-            per_claim[i] = {key: value for key, value in outcome.counts.items() if key not in defaulted}
-    return per_claim, getattr(judge, "signature", "callable")
+            missing = defaulted_keys(outcome.response)
+            per_claim[i] = {key: value for key, value in outcome.counts.items() if key not in missing}
+            records[i] = outcome.response
+    return per_claim, records, not_sent
+
+
+def judge_claims(judge, items, n_claims):
+    """Runs `judge` on `scoring.ev2r_items` (``judge.samples`` times, for a judge that takes samples)."""
+    started = time.monotonic()
+    runs = [_per_claim(items, run_judge(judge, [item for _, item in items], sample=k), n_claims)
+            for k in range(getattr(judge, "samples", 1))]
+    usage = getattr(judge, "usage", None)
+    if usage is not None:
+        usage.wall_seconds += time.monotonic() - started
+    (per_claim, records, not_sent), *others = runs
+    return JudgedClaims(per_claim, getattr(judge, "signature", "callable"), records, not_sent,
+                        [run[0] for run in others], None if usage is None else usage.as_dict())

@@ -416,25 +416,29 @@ def _rate_warnings(ev2r):
 
 
 def _failure_warnings(n_judged, failures):
+    """What a judge failure did to Ev²R: the claims left out (as the official pipeline leaves them out)."""
     if not failures:
         return []
-    first = failures[0][:300]
+    first = failures[0][1][:300]
+    claims = listed([i for i, _ in failures])
     if not n_judged:
-        why = f"{RATE_LIMITED}; " if any(f.startswith(RATE_LIMITED) for f in failures) else ""
+        why = f"{RATE_LIMITED}; " if any(f.startswith(RATE_LIMITED) for _, f in failures) else ""
         return [f"Ev2R not available: {why}the judge failed on all {len(failures)} claim(s) it was asked about "
-                f"(first failure: {first})"]
-    return [f"Ev2R over {n_judged} of {n_judged + len(failures)} claims ({len(failures)} failed: {first})"]
+                f"(claims {claims}; first failure: {first})"]
+    return [f"Ev2R over {n_judged} of {n_judged + len(failures)} claims: {len(failures)} left out, as the official "
+            f"pipeline leaves out a claim whose judge reply it cannot read (claims {claims}; first failure: {first})"]
 
 
 def _ev2r_part(stats, ev2r_aggregation):
     judged = [s.ev2r for s in stats if s.ev2r is not None]
-    failures = [s.ev2r_failure for s in stats if s.ev2r_failure is not None]
+    failures = [(i, s.ev2r_failure) for i, s in enumerate(stats) if s.ev2r_failure is not None]
     if not judged and not failures:
         return {}, []
     # never a silent 0: with every judge call failed there is nothing to average
     ev2r = ev2r_aggregate(judged, ev2r_aggregation) if judged else dict.fromkeys(("precision", "recall", "f1"))
     result = {**{f"ev2r_{k}": v for k, v in ev2r.items()}, "n_ev2r_judged": len(judged),
-              "n_ev2r_failed": len(failures)}
+              "n_ev2r_failed": len(failures),
+              "ev2r_failures": [{"claim_index": i, "reason": reason} for i, reason in failures]}
     warnings = _failure_warnings(len(judged), failures) + _claim_warnings(stats, EV2R_WARNINGS)
     return result, warnings + _rate_warnings(ev2r)
 

@@ -125,3 +125,29 @@ def add_confidence(result, stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SE
     result["extension_confidence_intervals"] = resampling.bounds(results)
     result["signature"] += "|" + resampling.signature_part(*options)
     return result
+
+
+def judge_agreement(stats_a, stats_b):
+    """How far two judges' Ev²R records of the same claims agree, count by count: over the claims both
+    judged, the share with the same count, the mean absolute difference and Pearson's r (None when a
+    side is constant). "Is my cheaper judge a valid substitute?" also needs the paired Ev²R test."""
+    both = [(a.ev2r, b.ev2r) for a, b in zip(stats_a, stats_b) if a.ev2r is not None and b.ev2r is not None]
+    only = [sum(x.ev2r is not None and y.ev2r is None for x, y in pairs) for pairs in
+            (zip(stats_a, stats_b), zip(stats_b, stats_a))]
+    counts = {}
+    for key in EV2R_KEYS:
+        xs, ys = [a[key] for a, _ in both], [b[key] for _, b in both]
+        counts[key] = {"exact": sum(x == y for x, y in zip(xs, ys)) / len(both) if both else None,
+                       "mean_abs_diff": sum(abs(x - y) for x, y in zip(xs, ys)) / len(both) if both else None,
+                       "pearson": _pearson(xs, ys)}
+    return {"n_judged_by_both": len(both), "n_judged_by_a_only": only[0], "n_judged_by_b_only": only[1],
+            "counts": counts}
+
+
+def _pearson(xs, ys):
+    if len(xs) < 2:
+        return None
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
+    sxx, syy = sum((x - mx) ** 2 for x in xs), sum((y - my) ** 2 for y in ys)
+    return sxy / (sxx * syy) ** 0.5 if sxx and syy else None
