@@ -49,7 +49,7 @@ def usage_for(body):
 
 
 class FakeJudgeServer:
-    def __init__(self, hold=0.0):
+    def __init__(self, hold=0.0, port=0):
         self.hold = hold
         self.script = {}
         self.responder = None  # claim -> reply text (None: the default), for replies that depend on the claim
@@ -67,7 +67,7 @@ class FakeJudgeServer:
             def do_POST(self):
                 owner._handle(self)
 
-        self._httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.02,), daemon=True)
 
@@ -130,3 +130,17 @@ class FakeJudgeServer:
         finally:
             with self._lock:
                 self.in_flight -= 1
+
+
+if __name__ == "__main__":  # a loopback judge to try the CLI on: python tests/fake_judge_server.py --port 8765
+    import argparse
+    import time
+
+    parser = argparse.ArgumentParser(description="a fake OpenAI-compatible Ev2R judge on 127.0.0.1")
+    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
+    options = parser.parse_args()
+    with FakeJudgeServer(hold=options.latency, port=options.port) as server:
+        print(f"serving {server.base_url}", flush=True)
+        while True:
+            time.sleep(3600)

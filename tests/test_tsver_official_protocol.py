@@ -110,6 +110,7 @@ def test_a_rerun_with_the_same_cache_or_record_file_sends_no_request(store, gold
         assert ours(server.base_url, gold, predictions, "--no-judge-cache", "--write-ev2r", records) == 0
         again = json.loads(capsys.readouterr().out)
         assert len(server.requests) == sent and again["judge_usage"]["requests"] == 0
+        assert again["judge_usage"]["recorded_claims"] == 280
         # the same cache, no record file: every claim from the cache (free)
         assert ours(server.base_url, gold, predictions, "--judge-cache", cache) == 0
         cached = json.loads(capsys.readouterr().out)
@@ -140,8 +141,8 @@ def test_token_totals_are_summed_from_every_reply(store, tmp_path, capsys):
     assert usage["completion_tokens"] == sum(u["completion_tokens"] for u in expected)
     assert usage["total_tokens"] == sum(u["total_tokens"] for u in expected)
     assert usage["reasoning_tokens"] == 24 * 20 and usage["cached_tokens"] == 0
-    assert f"judge: 24 requests (0 failed attempts), 0 claims from the cache (free), {usage['total_tokens']:,} tokens" \
-        in err
+    assert (f"judge: 24 requests (0 failed attempts), 0 claims from the cache and 0 from the record file (free), "
+            f"{usage['total_tokens']:,} tokens") in err
 
 
 def test_a_budget_stops_before_it_is_exceeded(store, gold, predictions, tmp_path, capsys):
@@ -208,7 +209,7 @@ def test_judge_samples_report_the_spread_and_are_cached_apart(store, tmp_path, c
     spread = result["ev2r_judge_samples"]
     assert spread["k"] == 3 and len(spread["f1"]) == 3 and spread["f1"][0] == result["ev2r_f1"]
     assert spread["std"] > 0 and spread["min"] <= spread["mean"] <= spread["max"]
-    assert "samples=3" in result["signature"] and "protocol=custom" in result["signature"]
+    assert result["signature"].endswith("judge:openai(model=google/gemini-2.5-flash,protocol=tsver-official,samples=3)")
 
 
 def test_judge_agreement_of_two_record_files_for_the_same_predictions(store, gold, predictions, tmp_path, capsys):

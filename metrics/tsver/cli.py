@@ -134,18 +134,23 @@ def _judge(args):
     return None
 
 
+def _judge_budget(args):
+    """--judge-budget (tokens, or dollars with --judge-price) as a judges.Budget, or None."""
+    dollars = args.judge_budget is not None and args.judge_budget[1]
+    if args.judge_price is not None and not dollars:
+        raise ValueError("--judge-price prices a budget in dollars; give --judge-budget as $N too")
+    if args.judge_budget is None:
+        return None
+    if dollars and args.judge_price is None:
+        raise ValueError("--judge-budget in dollars needs --judge-price IN,OUT (dollars per million prompt and "
+                         "completion tokens)")
+    return judges.Budget(args.judge_budget[0], args.judge_price if dollars else None)
+
+
 def _http_judge(args):
+    # OpenRouter is the official pipeline's provider, so its key variable is the default there.
     key_env = args.judge_api_key_env or ("OPENROUTER_API_KEY" if "openrouter.ai" in args.judge_url else
                                          "OPENAI_API_KEY")
-    if args.judge_price is not None and not (args.judge_budget and args.judge_budget[1]):
-        raise ValueError("--judge-price prices a budget in dollars; give --judge-budget as $N too")
-    budget = None
-    if args.judge_budget is not None:
-        limit, dollars = args.judge_budget
-        if dollars and args.judge_price is None:
-            raise ValueError("--judge-budget in dollars needs --judge-price IN,OUT (dollars per million prompt and "
-                             "completion tokens)")
-        budget = judges.Budget(limit, args.judge_price if dollars else None)
     cache = None if args.no_judge_cache else (args.judge_cache or judges.DEFAULT_CACHE_DIR)
     settings = {name: value for name, value in (
         ("max_retries", args.judge_max_retries), ("concurrency", args.judge_concurrency),
@@ -155,7 +160,8 @@ def _http_judge(args):
                                structured=args.judge_structured)
     return judges.OpenAIJudge(args.judge_url, args.judge_model or judges.OFFICIAL_MODEL,
                               api_key_env=None if key_env.lower() == "none" else key_env, cache_dir=cache,
-                              protocol=protocol, budget=budget, progress=sys.stderr.isatty(), **settings)
+                              protocol=protocol, budget=_judge_budget(args), progress=sys.stderr.isatty(),
+                              **settings)
 
 
 def percent(x):
@@ -215,7 +221,8 @@ def usage_line(usage):
     tokens = ", ".join(f"{usage[name]:,} {name.removesuffix('_tokens')}" for name in judges.USAGE_FIELDS[:4])
     unreported = f", {usage['requests_without_usage']} without usage" if usage["requests_without_usage"] else ""
     return (f"judge: {usage['requests']} requests ({usage['failed_attempts']} failed attempts{unreported}), "
-            f"{usage['cached_claims']} claims from the cache (free), {usage['total_tokens']:,} tokens ({tokens}), "
+            f"{usage['cached_claims']} claims from the cache and {usage['recorded_claims']} from the record file "
+            f"(free), {usage['total_tokens']:,} tokens ({tokens}), "
             f"{usage['wall_seconds']:.1f} s")
 
 

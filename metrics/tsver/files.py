@@ -114,6 +114,8 @@ class ResumingJudge:
 
     def __call__(self, claim, reference, prediction, **sample):
         if claim in self.records and not sample.get("sample"):
+            if self.usage is not None:
+                self.usage.recorded_claims += 1
             return self.records[claim]
         return self.inner(claim, reference, prediction, **sample)
 

@@ -471,8 +471,8 @@ class Protocol:
         parts += [f"reasoning={self.reasoning}"] if self.reasoning != "medium" else []
         parts += ["response_format=json_schema"] if self.structured else []
         parts += [f"attempts={attempts}"] if attempts != OFFICIAL_ATTEMPTS else []
-        parts += [f"samples={samples}"] if samples != 1 else []
-        return ",".join(["protocol=tsver-official" if not parts else "protocol=custom", *parts])
+        repeated = [f"samples={samples}"] if samples != 1 else []  # the same protocol, run K times
+        return ",".join(["protocol=tsver-official" if not parts else "protocol=custom", *parts, *repeated])
 
 
 # What a run of the judge cost: summed from every reply's `usage`
@@ -515,6 +515,7 @@ class JudgeUsage:
 
     requests: int = 0
     cached_claims: int = 0
+    recorded_claims: int = 0  # answered by the --write-ev2r file of an earlier run
     failed_attempts: int = 0
     unreported: int = 0
     wall_seconds: float = 0.0
@@ -525,7 +526,7 @@ class JudgeUsage:
             self.tokens[name] += value
 
     def as_dict(self):
-        return {"requests": self.requests, "cached_claims": self.cached_claims,
+        return {"requests": self.requests, "cached_claims": self.cached_claims, "recorded_claims": self.recorded_claims,
                 "failed_attempts": self.failed_attempts, "requests_without_usage": self.unreported,
                 **self.tokens, "wall_seconds": round(self.wall_seconds, 3)}
 
