@@ -86,3 +86,41 @@ def official_path(benchmark, split):
         raise
     except data.DataError as err:
         pytest.skip(f"official data not in the store: {err}")
+
+
+@pytest.fixture(scope="session")
+def _tsver_template_store(tmp_path_factory):
+    """A store holding TSVer's official prompt template: CI's (BENCHSCORE_DATA) when it has it, else
+    one filled once from ../shared (a skip, or a failure under BENCHSCORE_REQUIRE_SHARED, without it)."""
+    from benchscore import data
+
+    configured = os.environ.get("BENCHSCORE_DATA")
+    if configured:
+        try:
+            data._present("tsver", "prompt_templates")
+            return configured
+        except data.DataError:
+            pass
+    store = tmp_path_factory.mktemp("tsver-template-store")
+    shared = shared_path("data")
+    previous = os.environ.get("BENCHSCORE_DATA")
+    os.environ["BENCHSCORE_DATA"] = str(store)
+    try:
+        data.fill_from(shared, ["tsver"], with_time_series=False)
+    finally:
+        if previous is None:
+            os.environ.pop("BENCHSCORE_DATA")
+        else:
+            os.environ["BENCHSCORE_DATA"] = previous
+    return str(store)
+
+
+@pytest.fixture
+def tsver_store(_tsver_template_store, monkeypatch):
+    """The official TSVer judge protocol's template within reach (BENCHSCORE_DATA), offline; loopback
+    requests go straight to the fake judge servers whatever proxy the machine sets."""
+    monkeypatch.setenv("BENCHSCORE_DATA", _tsver_template_store)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    for name in ("no_proxy", "NO_PROXY"):
+        monkeypatch.setenv(name, "127.0.0.1,localhost")
+    return pathlib.Path(_tsver_template_store)

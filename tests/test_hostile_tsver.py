@@ -442,6 +442,7 @@ def assert_meaningful(result):
         assert len(result.err.strip().splitlines()) == 1, result.describe()
 
 
+@pytest.mark.usefixtures("tsver_store")  # the default judge protocol reads the store
 def test_judge_reply_deeply_nested_does_not_abort_the_run(server, tmp_path, monkeypatch):
     monkeypatch.setenv(KEY_ENV, SECRET)
     claim = judged_claims()[0]
@@ -453,6 +454,7 @@ def test_judge_reply_deeply_nested_does_not_abort_the_run(server, tmp_path, monk
     assert out["n_ev2r_failed"] == 1, out
 
 
+@pytest.mark.usefixtures("tsver_store")  # the default judge protocol reads the store
 def test_judge_raw_body_deeply_nested_does_not_abort_the_run(server, tmp_path, monkeypatch):
     monkeypatch.setenv(KEY_ENV, SECRET)
     claim = judged_claims()[0]
@@ -603,6 +605,7 @@ class TrickleServer:
                 return
 
 
+@pytest.mark.usefixtures("tsver_store")  # the default judge protocol reads the store
 @pytest.mark.parametrize("headers_first", [True, False], ids=["trickled-body", "trickled-headers"])
 def test_trickling_server_hits_a_total_per_request_deadline(monkeypatch, headers_first):
     from benchscore.tsver import judges
@@ -720,6 +723,7 @@ def test_pure_item_with_huge_counts_refused():
         scoring.claim_item("Supported", {}, None, ev2r=huge_record())
 
 
+@pytest.mark.usefixtures("tsver_store")  # the default judge protocol reads the store
 def test_http_judge_huge_counts_counted_as_failures(server, tmp_path, monkeypatch):
     monkeypatch.setenv(KEY_ENV, SECRET)
     for claim in judged_claims():
@@ -730,6 +734,7 @@ def test_http_judge_huge_counts_counted_as_failures(server, tmp_path, monkeypatc
     assert out["ev2r_f1"] is None and out["n_ev2r_failed"] == len(judged_claims()), out
 
 
+@pytest.mark.usefixtures("tsver_store")  # the default judge protocol reads the store
 def test_cache_entry_with_huge_counts_is_asked_again(server, tmp_path, monkeypatch):
     from benchscore.tsver import judges
 
@@ -777,6 +782,7 @@ def test_key_echoed_escaped_or_encoded_never_written(server, tmp_path, monkeypat
         assert form not in written, f"the key ({echo}) appears as {form!r} in {written.where(form)}"
 
 
+@pytest.mark.usefixtures("tsver_store")  # the default judge protocol reads the store
 def test_non_json_reply_text_is_never_shown(server, tmp_path, monkeypatch):
     monkeypatch.setenv(KEY_ENV, SECRET)
     for claim in judged_claims():
@@ -787,6 +793,7 @@ def test_non_json_reply_text_is_never_shown(server, tmp_path, monkeypatch):
     assert "not shown" in result.out
 
 
+@pytest.mark.usefixtures("tsver_store")  # the default judge protocol reads the store
 def test_huge_retry_after_gives_up_fast_as_rate_limited(server, tmp_path, monkeypatch):
     monkeypatch.setenv(KEY_ENV, SECRET)
     for claim in judged_claims():
@@ -799,6 +806,7 @@ def test_huge_retry_after_gives_up_fast_as_rate_limited(server, tmp_path, monkey
     assert len(server.requests) <= len(judged_claims()), "a Retry-After beyond the deadline was retried"
 
 
+@pytest.mark.usefixtures("tsver_store")  # the default judge protocol reads the store
 def test_persistent_rate_limit_stops_the_run_after_a_few_claims(server, monkeypatch):
     from benchscore.tsver import judges, scoring
 
@@ -876,6 +884,7 @@ def test_prediction_without_claim_key_says_what_is_expected(tmp_path):
     assert "has no 'Claim' key; expected " in result.err
 
 
+@pytest.mark.usefixtures("tsver_store")  # the default judge protocol reads the store
 def test_non_utf8_cache_entry_gives_a_located_message(server, tmp_path, monkeypatch, caplog):
     from benchscore.tsver import judges
 

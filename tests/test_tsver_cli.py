@@ -3,6 +3,8 @@
 
 import json
 
+import pytest
+
 from benchscore.cli import main
 from benchscore.tsver import files
 from benchscore.tsver import scoring
@@ -19,6 +21,7 @@ def _run(server, tmp_path, *extra):
                  "TSVER_TEST_KEY", "--judge-cache", str(tmp_path / "cache"), "--json", *extra])
 
 
+@pytest.mark.usefixtures("tsver_store")  # the judge's default protocol reads the official template from the store
 def test_http_judge_scores_failures_and_caches(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("TSVER_TEST_KEY", "sk-test-secret")
     gold = [json.loads(line) for line in (EXAMPLES / "gold.jsonl").read_text("utf-8").splitlines()]
@@ -52,6 +55,7 @@ def test_http_judge_scores_failures_and_caches(tmp_path, capsys, monkeypatch):
     assert "sk-test-secret" not in first.out + first.err + second.out + second.err
 
 
+@pytest.mark.usefixtures("tsver_store")
 def test_judge_options_need_a_url(capsys):
     argv = ["tsver", "--gold", str(EXAMPLES / "gold.jsonl"), "--predictions", str(EXAMPLES / "predictions.jsonl")]
     assert main(argv + ["--judge-cache", "x"]) == 2

@@ -15,6 +15,8 @@ from fake_judge_server import FakeJudgeServer, counts_for, fenced
 SECRET = "sk-test-DO-NOT-LEAK-0123456789"
 # These tests are of the transport and of our own prompt's protocol (the official one, the default,
 # is tested end to end in test_tsver_official_protocol.py): our prompt, temperature 0, seed 0, four attempts.
+# Some build a judge of the default protocol, whose official prompt template comes from the store.
+pytestmark = pytest.mark.usefixtures("tsver_store")
 OUR_PROTOCOL = dict(prompt="benchscore", temperature=0, seed=0, reasoning="none", max_retries=3)
 
 

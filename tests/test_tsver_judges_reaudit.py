@@ -20,6 +20,9 @@ REF = {"claim": "c", "verdict": "Supported", "justifications": ["j"],
 PRED = {"verdict": "Supported", "explanation": "e", "time_series": [{"series": "r", "ranges": [{"from": 2000, "to": 2004}]}]}
 CP, SP, CR, SR = judges.COUNT_KEYS
 
+# The judge's default protocol reads the official prompt template from the data store.
+pytestmark = pytest.mark.usefixtures("tsver_store")
+
 
 @pytest.fixture(scope="module")
 def module():

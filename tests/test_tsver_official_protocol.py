@@ -19,15 +19,8 @@ from benchscore.tsver import judges, protocol
 
 
 @pytest.fixture
-def store(monkeypatch, tmp_path):
-    """A data store holding the official files (the pinned prompt template among them), filled from ../shared."""
-    shared = shared_path("data")
-    monkeypatch.setenv("BENCHSCORE_DATA", str(tmp_path / "store"))
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    data.fill_from(shared, ["tsver"], with_time_series=False)
-    for name in ("no_proxy", "NO_PROXY"):
-        monkeypatch.setenv(name, "127.0.0.1,localhost")
-    return tmp_path / "store"
+def store(tsver_store):
+    return tsver_store
 
 
 @pytest.fixture

@@ -370,19 +370,21 @@ def test_a_repeated_gold_claim_and_an_empty_verdict_are_counted_as_officially_wi
     assert {str(w.message) for w in caught} >= set(result["warnings"])
 
 
+@pytest.mark.usefixtures("tsver_store")  # the default judge protocol reads the store
 def test_every_judge_call_failing_is_not_a_silent_zero(capsys, monkeypatch):
     monkeypatch.setenv("TSVER_TEST_KEY", "sk-test")
     with socket.socket() as probe:  # a free port, closed again: nobody listens on it
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
+    # one request at a time: which claim's failure comes first would otherwise depend on the threads
     judge = judges.OpenAIJudge(f"http://127.0.0.1:{port}/v1", "m", api_key_env=None, cache_dir=None, max_retries=0,
-                               progress=False)
+                               progress=False, concurrency=1)
     result = files.score_files(GOLD, PREDICTIONS, judge)
     assert (result["ev2r_precision"], result["ev2r_recall"], result["ev2r_f1"]) == (None, None, None)
     assert (result["n_ev2r_judged"], result["n_ev2r_failed"]) == (0, 5)
     assert result["warnings"][-1].startswith("Ev2R not available: the judge failed on all 5 claim(s) it was asked "
-                                             "about (claims 0, 2, 3, 5, 6; first failure: Ev2R judge failed after 1 attempts: "
-                                             "ConnectError")
+                                             "about (claims 0, 2, 3, 5, 6; first failure: Ev2R judge failed after 1 "
+                                             "attempts: ConnectError")
     assert main(["tsver", "--gold", str(GOLD), "--predictions", str(PREDICTIONS), "--judge-url",
                  f"http://127.0.0.1:{port}/v1", "--judge-model", "m", "--judge-api-key-env", "TSVER_TEST_KEY",
                  "--no-judge-cache"]) == 0
