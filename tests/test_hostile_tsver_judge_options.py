@@ -127,8 +127,15 @@ def records_of(path):
     (["--judge-concurrency", "-3"], "--judge-concurrency", ["'-3'", "expected a whole number >= 1"]),
     (["--judge-max-retries", "-1"], "--judge-max-retries", ["'-1'", "expected a whole number >= 0"]),
     (["--judge-max-retries", "1.5"], "--judge-max-retries", ["'1.5'", "expected a whole number >= 0"]),
-    (["--judge-temperature", "warm"], "--judge-temperature", ["invalid float value: 'warm'"]),
-    (["--judge-timeout", "soon"], "--judge-timeout", ["invalid float value: 'soon'"]),
+    (["--judge-temperature", "warm"], "--judge-temperature", ["'warm'", "expected a temperature from 0 to 2"]),
+    (["--judge-temperature", "5"], "--judge-temperature", ["'5'", "expected a temperature from 0 to 2"]),
+    (["--judge-temperature", "-0.5"], "--judge-temperature", ["'-0.5'", "expected a temperature from 0 to 2"]),
+    (["--judge-temperature", "nan"], "--judge-temperature", ["'nan'", "expected a temperature from 0 to 2"]),
+    (["--judge-timeout", "soon"], "--judge-timeout", ["'soon'", "expected a number of seconds > 0"]),
+    (["--judge-timeout", "0"], "--judge-timeout", ["'0'", "expected a number of seconds > 0"]),
+    (["--judge-timeout", "-1"], "--judge-timeout", ["'-1'", "expected a number of seconds > 0"]),
+    (["--judge-timeout", "inf"], "--judge-timeout", ["'inf'", "expected a number of seconds > 0"]),
+    (["--judge-timeout", "nan"], "--judge-timeout", ["'nan'", "expected a number of seconds > 0"]),
 ])
 def test_bad_option_value_is_refused_by_the_parser(server, tmp_path, caplog, argv, option, expected):
     before = snapshot(tmp_path)
@@ -147,13 +154,6 @@ def test_bad_option_value_is_refused_by_the_parser(server, tmp_path, caplog, arg
     (["--judge-price", "0.30,2.50"], ["--judge-price prices a budget in dollars", "--judge-budget as $N"]),
     (["--judge-price", "0.30,2.50", "--judge-budget", "100000"],
      ["--judge-price prices a budget in dollars", "--judge-budget as $N"]),
-    (["--judge-temperature", "5"], ["temperature", "from 0 to 2", "5.0"]),
-    (["--judge-temperature", "-0.5"], ["temperature", "from 0 to 2"]),
-    (["--judge-temperature", "nan"], ["temperature", "from 0 to 2"]),
-    (["--judge-timeout", "0"], ["timeout", "> 0", "0.0"]),
-    (["--judge-timeout", "-1"], ["timeout", "> 0"]),
-    (["--judge-timeout", "inf"], ["timeout", "> 0"]),
-    (["--judge-timeout", "nan"], ["timeout", "> 0"]),
 ])
 def test_inconsistent_or_out_of_range_judge_setting_is_one_line(server, tmp_path, caplog, argv, expected):
     before = snapshot(tmp_path)
@@ -283,7 +283,7 @@ def test_per_claim_onto_the_stores_gold_file_behind_official_test(server, tmp_pa
 def store_copy(tmp_path):
     """A copy of the store's TSVer files under tmp_path (a bug that writes there harms no real store)."""
     copy = tmp_path / "store"
-    shutil.copytree(data.root() / "tsver", copy / "tsver")
+    shutil.copytree(data.root() / "tsver", copy / "tsver", ignore=shutil.ignore_patterns("csv"))  # no series needed
     return copy
 
 

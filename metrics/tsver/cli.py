@@ -59,6 +59,26 @@ def _price(text):
     return prices
 
 
+def _temperature(text):
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 2:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a temperature from 0 to 2")
+    return value
+
+
+def _seconds(text):
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a number of seconds > 0")
+    return value
+
+
 def _positive_int(text):
     try:
         value = int(text)
@@ -94,12 +114,12 @@ def add_judge_arguments(parser):
     group.add_argument("--judge-cache", metavar="DIR",
                        help=f"cache judge replies here (default {judges.DEFAULT_CACHE_DIR}): a rerun makes no request")
     group.add_argument("--no-judge-cache", action="store_true", help="do not read or write the judge cache")
-    group.add_argument("--judge-timeout", type=float, metavar="SECONDS",
+    group.add_argument("--judge-timeout", type=_seconds, metavar="SECONDS",
                        help="total deadline of one judge request, whatever the server does (default 60)")
     group.add_argument("--judge-prompt", choices=judges.PROMPTS,
                        help="tsver: the official TEMPLATE_EV2R and reply reading (default); benchscore: our one-shot "
                             "prompt, read leniently")
-    group.add_argument("--judge-temperature", type=float, metavar="T", help="send this temperature (official: none)")
+    group.add_argument("--judge-temperature", type=_temperature, metavar="T", help="send this temperature (official: none)")
     group.add_argument("--judge-seed", type=int, metavar="N", help="send this seed (official: none)")
     group.add_argument("--judge-reasoning", choices=judges.REASONING_EFFORTS,
                        help="the reasoning field's effort (official: medium); none leaves the field out")
@@ -123,15 +143,14 @@ def add_judge_arguments(parser):
 
 
 def _judge(args):
-    if args.ev2r:
-        return args.ev2r  # a path: score_files also needs the file itself (see scoring.file_ev2r)
     if args.judge_url:
         return _http_judge(args)
     given = [name for name in JUDGE_OPTIONS if getattr(args, name) not in (None, False)]
     if given:
         shown = ", ".join("--" + name.replace("_", "-") for name in given)
-        raise ValueError(f"{shown}: judge options need --judge-url (the judge to run)")
-    return None
+        raise ValueError(f"{shown}: judge options need --judge-url (the judge to run)"
+                         + ("; --ev2r reads recorded judge outputs, it runs no judge" if args.ev2r else ""))
+    return args.ev2r  # a path (score_files also needs the file itself, see scoring.file_ev2r), or None
 
 
 def _judge_budget(args):
@@ -240,6 +259,7 @@ def run(args):
     judge = _judge(args)
     if args.dry_run:
         planned = files.plan(args.gold, args.predictions, judge, args.write_ev2r)
+        warn("tsver", planned.pop("warnings"))
         print(json.dumps(planned, indent=2) if args.json else "\n".join(plan_lines(planned)))
         return 0
     result = files.score_files(args.gold, args.predictions, judge, args.strict, args.ev2r_aggregation,

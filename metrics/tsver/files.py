@@ -112,6 +112,17 @@ class ResumingJudge:
     def signature(self):
         return self.inner.signature
 
+    @property
+    def budget(self):
+        return getattr(self.inner, "budget", None)
+
+    @property
+    def spent(self):
+        return self.inner.spent
+
+    def cost_of(self, claim, reference, prediction, sample=0):
+        return 0.0 if claim in self.records and not sample else self.inner.cost_of(claim, reference, prediction, sample)
+
     def __call__(self, claim, reference, prediction, **sample):
         if claim in self.records and not sample.get("sample"):
             if self.usage is not None:
@@ -133,6 +144,9 @@ def score(gold, predictions, judge=None, strict=False, ev2r_aggregation="tsver",
         if judged is not None:
             judged.append(run)
     result = scoring.score(gold, predictions, ev2r, strict, ev2r_aggregation, name, per_claim, source)
+    if run is not None and run.not_sent and "n_ev2r_judged" not in result:  # the budget let nothing be sent
+        result.update({"ev2r_precision": None, "ev2r_recall": None, "ev2r_f1": None, "n_ev2r_judged": 0,
+                       "n_ev2r_failed": 0, "ev2r_failures": []})
     if run is not None:
         extra = _run_report(run, ev2r_aggregation)
         result["warnings"] += extra.pop("warnings", [])
@@ -159,6 +173,20 @@ def _run_report(run, ev2r_aggregation):
         report["ev2r_judge_samples"] = {"k": len(f1s), "f1": f1s, "mean": mean, "std": spread,
                                         "min": min(known, default=None), "max": max(known, default=None)}
     return report
+
+
+def check_outputs(gold_path, predictions_path, write_ev2r=None, report=None, judge=None):
+    """The output paths refused before anything is read or sent: one that is an input file (the store's
+    copy behind `official:`, too), the two outputs on one path, a record file in a missing folder."""
+    inputs = [data.resolve("tsver", gold_path), predictions_path, judge]
+    check_output(report, *inputs)
+    check_output(write_ev2r, *inputs)
+    if write_ev2r is not None and report is not None and os.path.abspath(write_ev2r) == os.path.abspath(report):
+        raise ValueError(f"{write_ev2r}: given as both --write-ev2r and --per-claim; expected two different paths")
+    folder = os.path.dirname(os.path.abspath(write_ev2r)) if write_ev2r is not None else None
+    if folder is not None and not os.path.isdir(folder):
+        raise ValueError(f"{write_ev2r}: the folder {folder} does not exist; expected a path in an existing folder "
+                         "for the Ev2R records")
 
 
 def read_resumable(path, gold_claims):
@@ -197,9 +225,12 @@ def write_records(path, gold, existing, run):
 def plan(gold_path, predictions_path, judge, write_ev2r=None):
     """What a judge run would send, without sending: claims to judge, those answered by the record
     file or the cache, and the size of the prompts to send (characters; tokens are about a quarter)."""
-    gold = read_references(gold_path)
-    predictions = read_predictions(predictions_path, [g["Claim"] for g in gold])
-    existing = read_resumable(write_ev2r, [g["Claim"] for g in gold])
+    check_outputs(gold_path, predictions_path, write_ev2r)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", TSVerWarning)
+        gold = read_references(gold_path)
+        predictions = read_predictions(predictions_path, [g["Claim"] for g in gold])
+        existing = read_resumable(write_ev2r, [g["Claim"] for g in gold])
     items = [item for _, item in scoring.ev2r_items(gold, predictions)]
     samples = getattr(judge, "samples", 1)
     to_send, recorded, cached = [], 0, 0
@@ -214,7 +245,8 @@ def plan(gold_path, predictions_path, judge, write_ev2r=None):
     sizes = [len(text) for text in to_send]
     return {"claims": len(items), "samples": samples, "in_record_file": recorded, "cached": cached,
             "to_send": len(to_send), "prompt_characters": sum(sizes), "largest_prompt_characters": max(sizes, default=0),
-            "signature_judge": judge.signature}
+            "signature_judge": judge.signature,
+            "warnings": [str(w.message) for w in caught if issubclass(w.category, TSVerWarning)]}
 
 
 def score_files(gold_path, predictions_path, judge=None, strict=False, ev2r_aggregation="tsver", report=None,
@@ -223,8 +255,7 @@ def score_files(gold_path, predictions_path, judge=None, strict=False, ev2r_aggr
     prints it. With `report` (a path), also writes `scoring.official_report` there as JSON. With
     `write_ev2r` (a path), the judge's records go there in the official format, and claims already
     recorded there are not sent again (a rerun resumes)."""
-    check_output(report, gold_path, predictions_path, judge)
-    check_output(write_ev2r, gold_path, predictions_path, report)
+    check_outputs(gold_path, predictions_path, write_ev2r, report, judge)
     if write_ev2r is not None and (judge is None or isinstance(judge, (str, os.PathLike))):
         raise ValueError("writing Ev2R records (--write-ev2r) needs a judge that is run (--judge-url), not a "
                          "recorded file")

@@ -531,10 +531,6 @@ class JudgeUsage:
                 **self.tokens, "wall_seconds": round(self.wall_seconds, 3)}
 
 
-class BudgetExceeded(JudgeError):
-    """The claim was not sent: judging it could exceed the run's budget. Counted as not judged."""
-
-
 @dataclasses.dataclass(frozen=True)
 class Budget:
     """A limit on what a run may spend: ``limit`` tokens, or ``limit`` dollars at ``price`` (dollars per
@@ -612,8 +608,8 @@ class OpenAIJudge:
         self.progress = progress
         self.backoff = float(backoff)
         self.usage = JudgeUsage()
-        self._spent = self._reserved = 0.0  # budget units spent, and held for the requests in flight
-        self._largest = None  # the cost of the dearest request so far: what each new one is assumed to cost
+        self._spent = 0.0  # budget units spent
+        self._per_character = self._completion = None  # the most prompt tokens per character and completion tokens seen
         self._slots = threading.BoundedSemaphore(concurrency)
         self._lock = threading.Lock()
         self._key = None
@@ -667,12 +663,13 @@ class OpenAIJudge:
                             attempt, self.max_retries + 1, failure, delay)
                 time.sleep(delay)
             self._check_down()
+            if attempt and self.budget is not None and self._spent + self._retry_cost(body) > self.budget.limit:
+                raise JudgeError(f"Ev2R judge not asked again: a retry could pass the judge budget of "
+                                 f"{self.budget.limit:g} {self.budget.unit} (after: {failure})")
             try:
                 content, usage = self._request(body)
                 reply = self._redact(content)  # a key echoed back never reaches the cache
                 response = self.protocol.read(reply, self._redact)  # nor does one escaped inside the JSON
-            except BudgetExceeded:
-                raise
             except BadRecord as err:
                 raise JudgeError(f"the judge's record cannot be summed: {self._redact(str(err))}") from None
             except (_Retry, JudgeError) as err:  # JudgeError: an unreadable reply, the next may be readable
@@ -758,37 +755,46 @@ class OpenAIJudge:
         except (httpx.HTTPError, OSError) as err:
             raise _Retry(self._redact(f"{type(err).__name__} from {self.shown_url}: {err}")) from None
 
-    def _reserve(self, payload):
-        """Holds the budget for one request (the dearest so far, or a guess from the prompt before any
-        answer); BudgetExceeded when spent plus held would pass the limit. Returns what was held."""
-        if self.budget is None:
-            return 0.0
-        guess = len(payload) / 2  # bytes / 2 over-counts tokens (about 4 bytes each) twice: prompt and reply
-        cost = self._largest if self._largest is not None else self.budget.cost(
-            {"prompt_tokens": guess, "completion_tokens": guess, "total_tokens": 2 * guess})
-        with self._lock:
-            if self._spent + self._reserved + cost > self.budget.limit:
-                raise BudgetExceeded(f"not sent: the judge budget of {self.budget.limit:g} {self.budget.unit} would "
-                                     f"be exceeded ({self._spent:g} spent, about {cost:g} a request)")
-            self._reserved += cost
-        return cost
+    @property
+    def spent(self):
+        """What the run has spent so far, in the budget's unit (0 without a budget)."""
+        return self._spent
 
-    def _account(self, held, usage):
+    def cost_of(self, claim, reference, prediction, sample=0):
+        """What judging one claim is assumed to cost, in the budget's unit (0 when the cache answers it):
+        its prompt at the most tokens per character seen so far, plus a tenth (no tokenizer is exact),
+        and the longest completion seen so far; before any answer, half a token a character (twice a
+        typical rate) and a completion as long as the prompt."""
+        if self.cached(claim, reference, prediction, sample):
+            return 0.0
+        characters = len(self.protocol.message(claim, reference, prediction))
+        prompt = math.ceil(characters * 1.1 * self._per_character) if self._per_character else characters / 2
+        completion = self._completion if self._completion is not None else prompt
+        return self.budget.cost({"prompt_tokens": prompt, "completion_tokens": completion,
+                                 "total_tokens": prompt + completion})
+
+    def _retry_cost(self, body):
+        content = body["messages"][0]["content"]
+        prompt = len(content) * 1.1 * (self._per_character or 0.5)
+        completion = self._completion if self._completion is not None else prompt
+        return self.budget.cost({"prompt_tokens": prompt, "completion_tokens": completion,
+                                 "total_tokens": prompt + completion})
+
+    def _account(self, body, usage):
         with self._lock:
-            self._reserved -= held
             if usage is None:
                 self.usage.unreported += 1
-            else:
-                self.usage.add(usage)
-            if self.budget is not None and usage is not None:
-                cost = self.budget.cost(usage)
-                self._spent += cost
-                self._largest = max(cost, self._largest or 0)
+                return
+            self.usage.add(usage)
+            if self.budget is not None:
+                self._spent += self.budget.cost(usage)
+                per_character = usage["prompt_tokens"] / max(len(body["messages"][0]["content"]), 1)
+                self._per_character = max(per_character, self._per_character or 0.0)
+                self._completion = max(usage["completion_tokens"], self._completion or 0)
 
     def _request(self, body):
         """One attempt: (the answer's content, its usage or None)."""
         headers, payload = self._headers(), json.dumps(body).encode("utf-8")
-        held = self._reserve(payload)
         usage = None
         try:
             with self._slots:
@@ -803,7 +809,7 @@ class OpenAIJudge:
             if status < 400 and answer is not None:
                 usage = self._usage(answer)
         finally:
-            self._account(held, usage)
+            self._account(body, usage)
         if status >= 400:
             said = self._redact(text.strip())
             message = f"HTTP {status} from {self.shown_url}: {said[:200]}{'...' if len(said) > 200 else ''}"
@@ -823,10 +829,10 @@ class OpenAIJudge:
         """The answer's usage; a shape we cannot read stops the run when a budget depends on it."""
         try:
             usage = read_usage(answer)
-        except ValueError as err:
+        except ValueError as err:  # the usage may echo the key: never shown unredacted
             if self.budget is not None:
-                raise ValueError(f"{err}; the judge budget cannot be kept without it") from None
-            logger.warning("Ev2R judge: %s; this request's tokens are not counted", err)
+                raise ValueError(f"{self._redact(str(err))}; the judge budget cannot be kept without it") from None
+            logger.warning("Ev2R judge: %s; this request's tokens are not counted", self._redact(str(err)))
             return None
         if usage is None and self.budget is not None:
             raise ValueError(f"the judge at {self.shown_url} reports no token usage; the judge budget cannot be "
@@ -926,8 +932,6 @@ def run_judge(judge, items, concurrency=None, progress=None, sample=0):
             try:
                 response = judge(*item, **extra)
                 counts = record_counts(response)
-            except BudgetExceeded as err:
-                return JudgeOutcome(item[0], error=str(err), sent=False)
             except JudgeError as err:  # see is_judge_failure
                 return JudgeOutcome(item[0], error=str(err))
             finally:
@@ -983,10 +987,33 @@ def _per_claim(items, outcomes, n_claims):
     return per_claim, records, not_sent
 
 
+def _run_within_budget(judge, items, sample):
+    """`run_judge` in waves of ``judge.concurrency`` claims (the first wave one claim, to learn what a
+    request costs), each wave admitted on ``judge.spent`` and ``judge.cost_of`` before it is sent; the
+    claims after the first that does not fit are not sent. A judge without a ``budget`` runs at once."""
+    budget = getattr(judge, "budget", None)
+    if budget is None:
+        return run_judge(judge, items, sample=sample)
+    outcomes, start, wave = [], 0, 1
+    while start < len(items):
+        chunk, planned, admitted = items[start:start + wave], judge.spent, 0
+        for item in chunk:  # decided before the wave is sent, in claim order: never by which reply comes first
+            planned += judge.cost_of(*item, sample=sample)
+            if planned > budget.limit:
+                break
+            admitted += 1
+        outcomes += run_judge(judge, chunk[:admitted], sample=sample)
+        if admitted < len(chunk):
+            reason = f"not sent: the judge budget of {judge.budget.limit:g} {judge.budget.unit} would be exceeded"
+            return outcomes + [JudgeOutcome(item[0], error=reason, sent=False) for item in items[start + admitted:]]
+        start, wave = start + len(chunk), judge.concurrency
+    return outcomes
+
+
 def judge_claims(judge, items, n_claims):
     """Runs `judge` on `scoring.ev2r_items` (``judge.samples`` times, for a judge that takes samples)."""
     started = time.monotonic()
-    runs = [_per_claim(items, run_judge(judge, [item for _, item in items], sample=k), n_claims)
+    runs = [_per_claim(items, _run_within_budget(judge, [item for _, item in items], k), n_claims)
             for k in range(getattr(judge, "samples", 1))]
     usage = getattr(judge, "usage", None)
     if usage is not None:
