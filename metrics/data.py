@@ -176,7 +176,7 @@ BENCHMARKS = {
                                   "6b7140f2c25fe5403143209f58ebc259cbe112fe318a43f156ad002120a7f471", 5981,
                                   "time_series/country_codes.yaml"),
             # The Ev²R judge prompt (TEMPLATE_EV2R) of the official pipeline: read as data by
-            # benchscore.tsver.protocol (parsed, never executed), so it is pinned like the data.
+            # benchscore.tsver.prompt_template (parsed, never executed), so it is pinned like the data.
             "prompt_templates": File("baseline/prompt_templates.py",
                                      "4aa6bd347ee34c5d3571248d7ca582494cb51dbfe59a32875a009a5b2dc9d385", 10430,
                                      "baseline/prompt_templates.py"),

@@ -7,7 +7,6 @@ TempBench-*shaped* synthetic files (the public fixtures' questions, a made-up ca
 """
 
 import errno
-import hashlib
 import json
 import os
 import pathlib
@@ -332,7 +331,7 @@ def test_list_and_path_show_sources_licences_and_citations(store, capsys):
 
 def test_tsver_prompt_template_is_fetched_imported_and_checked(store, mirror, shared_data, capsys, monkeypatch,
                                                                tmp_path):
-    """The Ev²R prompt file (read as data by tsver/protocol.py) is a default tsver file like the others."""
+    """The Ev²R prompt file (read as data by tsver/prompt_template.py) is a default tsver file like the others."""
     entry = TSVER.files["prompt_templates"]
     assert TSVER.default == ("test", "dev", "licence", "prompt_templates")
     shared = (shared_data / "tsver" / entry.shared).read_bytes()

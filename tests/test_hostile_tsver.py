@@ -608,17 +608,17 @@ class TrickleServer:
 @pytest.mark.usefixtures("tsver_store")  # the default judge protocol reads the store
 @pytest.mark.parametrize("headers_first", [True, False], ids=["trickled-body", "trickled-headers"])
 def test_trickling_server_hits_a_total_per_request_deadline(monkeypatch, headers_first):
-    from benchscore.tsver import judges
+    from benchscore.tsver import ev2r, http_judge
 
     monkeypatch.setenv(KEY_ENV, SECRET)
     with TrickleServer(interval=0.5, headers_first=headers_first) as trickle:
-        judge = judges.OpenAIJudge(trickle.base_url, "fake-model", api_key_env=KEY_ENV, cache_dir=None,
+        judge = http_judge.OpenAIJudge(trickle.base_url, "fake-model", api_key_env=KEY_ENV, cache_dir=None,
                                    timeout=2.0, max_retries=1, backoff=0.0, progress=False)
         start = time.monotonic()
         try:
             judge("c", "r", "p")
         except Exception as err:  # noqa: BLE001 - a judge failure is the expected outcome
-            assert judges.is_judge_failure(err), f"{type(err).__name__}: {err}"
+            assert ev2r.is_judge_failure(err), f"{type(err).__name__}: {err}"
             assert SECRET not in str(err)
         # The guard fails the test when the deadline does not hold (each read gets a byte in time).
         assert time.monotonic() - start < 15, "no total per-request deadline"
@@ -736,14 +736,14 @@ def test_http_judge_huge_counts_counted_as_failures(server, tmp_path, monkeypatc
 
 @pytest.mark.usefixtures("tsver_store")  # the default judge protocol reads the store
 def test_cache_entry_with_huge_counts_is_asked_again(server, tmp_path, monkeypatch):
-    from benchscore.tsver import judges
+    from benchscore.tsver import ev2r, http_judge
 
     monkeypatch.setenv(KEY_ENV, SECRET)
-    judge = judges.OpenAIJudge(server.base_url, "m", api_key_env=KEY_ENV, cache_dir=tmp_path, progress=False)
+    judge = http_judge.OpenAIJudge(server.base_url, "m", api_key_env=KEY_ENV, cache_dir=tmp_path, progress=False)
     path = judge._cache_path(judge.cache_key("c", "r", "p"))
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps({"response": huge_record()}), encoding="utf-8")
-    assert judges.validate_counts(judge("c", "r", "p")) == counts_for("c")
+    assert ev2r.validate_counts(judge("c", "r", "p")) == counts_for("c")
     assert len(server.requests) == 1
 
 
@@ -808,17 +808,17 @@ def test_huge_retry_after_gives_up_fast_as_rate_limited(server, tmp_path, monkey
 
 @pytest.mark.usefixtures("tsver_store")  # the default judge protocol reads the store
 def test_persistent_rate_limit_stops_the_run_after_a_few_claims(server, monkeypatch):
-    from benchscore.tsver import judges, scoring
+    from benchscore.tsver import ev2r, http_judge, scoring
 
     sleeps = []
-    monkeypatch.setattr(judges.time, "sleep", sleeps.append)
+    monkeypatch.setattr(http_judge.time, "sleep", sleeps.append)
     claims = [f"claim {i}" for i in range(8)]
     for claim in claims:
         server.script[claim] = [{"status": 429, "headers": {"Retry-After": "1"}}] * 10
-    judge = judges.OpenAIJudge(server.base_url, "m", api_key_env=None, cache_dir=None, timeout=3.0, max_retries=3,
+    judge = http_judge.OpenAIJudge(server.base_url, "m", api_key_env=None, cache_dir=None, timeout=3.0, max_retries=3,
                                progress=False)
-    outcomes = judges.run_judge(judge, [(c, "r", "p") for c in claims], concurrency=1)
-    limited = judges.RATE_LIMITED_CLAIMS
+    outcomes = ev2r.run_judge(judge, [(c, "r", "p") for c in claims], concurrency=1)
+    limited = http_judge.RATE_LIMITED_CLAIMS
     assert len(server.requests) == limited * 4 and max(sleeps) <= 3.0
     assert all(o.error.startswith("rate limited: ") for o in outcomes)
     assert all("not asked" in o.error for o in outcomes[limited:])
@@ -863,7 +863,7 @@ def test_partial_judge_failure_warns_over_how_many_claims(module):
     preds, refs = examples(5)
 
     def judge(claim, reference, prediction):
-        from benchscore.tsver.judges import JudgeError
+        from benchscore.tsver.ev2r import JudgeError
 
         if claim == "claim 2":
             raise JudgeError("the server said no")
@@ -886,14 +886,14 @@ def test_prediction_without_claim_key_says_what_is_expected(tmp_path):
 
 @pytest.mark.usefixtures("tsver_store")  # the default judge protocol reads the store
 def test_non_utf8_cache_entry_gives_a_located_message(server, tmp_path, monkeypatch, caplog):
-    from benchscore.tsver import judges
+    from benchscore.tsver import ev2r, http_judge
 
-    judge = judges.OpenAIJudge(server.base_url, "m", api_key_env=None, cache_dir=tmp_path, progress=False)
+    judge = http_judge.OpenAIJudge(server.base_url, "m", api_key_env=None, cache_dir=tmp_path, progress=False)
     path = judge._cache_path(judge.cache_key("c", "r", "p"))
     path.parent.mkdir(parents=True)
     path.write_bytes(b'{"response":\n "\xff\xfe"}')
     with caplog.at_level(logging.WARNING):
-        assert judges.validate_counts(judge("c", "r", "p")) == counts_for("c")
+        assert ev2r.validate_counts(judge("c", "r", "p")) == counts_for("c")
     assert f"{path}:2: byte 0xff at column 3 is not UTF-8" in caplog.text, caplog.text
 
 

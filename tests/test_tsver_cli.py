@@ -6,7 +6,6 @@ import json
 import pytest
 
 from benchscore.cli import main
-from benchscore.tsver import files
 from benchscore.tsver import scoring
 from conftest import METRICS
 from fake_judge_server import FakeJudgeServer
@@ -70,7 +69,7 @@ def test_judge_options_need_a_url(capsys):
 def test_recorded_ev2r_sums_every_record_of_the_file_as_the_official_scorer(tmp_path):
     """The official Ev²R sums all records of the judge file: a duplicate counts twice, and records of
     claims not in the gold file count too. The claim-aligned path would see one record per claim."""
-    from benchscore.tsver.files import iter_recorded
+    from benchscore.tsver.ev2r import iter_recorded
     from benchscore.tsver.files import score_files
     from benchscore.tsver.scoring import ev2r_aggregate
     from benchscore.tsver.scoring import ev2r_counts

@@ -8,8 +8,9 @@ import time
 
 import pytest
 
-from benchscore.tsver import judges
-from benchscore.tsver.judges import COUNT_KEYS, JudgeError
+from benchscore.tsver import ev2r, http_judge
+from benchscore.tsver.ev2r import JudgeError
+from benchscore.tsver.scoring import EV2R_KEYS
 from fake_judge_server import FakeJudgeServer, counts_for, fenced
 
 SECRET = "sk-test-DO-NOT-LEAK-0123456789"
@@ -37,11 +38,11 @@ def api_key(monkeypatch):
 def make_judge(server, tmp_path=None, **options):
     settings = dict(api_key_env="BENCHSCORE_TEST_JUDGE_KEY", cache_dir=tmp_path and tmp_path / "cache",
                     timeout=5.0, backoff=0.0, progress=False) | OUR_PROTOCOL
-    return judges.OpenAIJudge(server.base_url, "fake-model", **(settings | options))
+    return http_judge.OpenAIJudge(server.base_url, "fake-model", **(settings | options))
 
 
 def counts_only(response):
-    return {key: response[key] for key in COUNT_KEYS}
+    return {key: response[key] for key in EV2R_KEYS}
 
 
 def test_one_request_per_claim_with_our_prompt_temperature_seed_and_key(server):
@@ -52,7 +53,7 @@ def test_one_request_per_claim_with_our_prompt_temperature_seed_and_key(server):
     assert request["headers"]["Authorization"] == f"Bearer {SECRET}"
     body = request["body"]
     assert body["model"] == "fake-model" and body["temperature"] == 0.0 and body["seed"] == 0
-    prompt = judges.build_prompt("Claim one.", "Ref A\nRef B", "Pred text.")
+    prompt = ev2r.build_prompt("Claim one.", "Ref A\nRef B", "Pred text.")
     assert body["messages"] == [{"role": "user", "content": prompt}]
 
 
@@ -64,13 +65,13 @@ def test_temperature_seed_and_key_are_left_out_when_none(server, monkeypatch):
 
 
 @pytest.mark.parametrize("reply", [
-    fenced(dict(zip(COUNT_KEYS, (4, 3, 2, 1)))),
-    json.dumps(dict(zip(COUNT_KEYS, (4, 3, 2, 1)))),
-    "Counts:\n" + json.dumps(dict(zip(COUNT_KEYS, (4, 3, 2, 1))), indent=2) + "\nThat is all.",
+    fenced(dict(zip(EV2R_KEYS, (4, 3, 2, 1)))),
+    json.dumps(dict(zip(EV2R_KEYS, (4, 3, 2, 1)))),
+    "Counts:\n" + json.dumps(dict(zip(EV2R_KEYS, (4, 3, 2, 1))), indent=2) + "\nThat is all.",
 ])
 def test_fenced_and_bare_json_replies(server, reply):
     server.script["c"] = [{"content": reply}]
-    assert counts_only(make_judge(server)("c", "r", "p")) == dict(zip(COUNT_KEYS, (4, 3, 2, 1)))
+    assert counts_only(make_judge(server)("c", "r", "p")) == dict(zip(EV2R_KEYS, (4, 3, 2, 1)))
     assert len(server.requests) == 1
 
 
@@ -101,7 +102,7 @@ def test_connection_refused_is_retried_then_a_judge_failure():
     with socket.socket() as probe:  # a free port, closed again: nobody listens on it
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    judge = judges.OpenAIJudge(f"http://127.0.0.1:{port}/v1", "m", api_key_env=None, cache_dir=None,
+    judge = http_judge.OpenAIJudge(f"http://127.0.0.1:{port}/v1", "m", api_key_env=None, cache_dir=None,
                                max_retries=1, backoff=0.0, timeout=2.0)
     with pytest.raises(JudgeError, match=r"failed after 2 attempts: .*Connection refused"):
         judge("c", "r", "p")
@@ -109,10 +110,10 @@ def test_connection_refused_is_retried_then_a_judge_failure():
 
 def test_exhausted_retries_are_a_counted_failure_and_backoff_grows(server, monkeypatch):
     sleeps = []
-    monkeypatch.setattr(judges.time, "sleep", sleeps.append)
+    monkeypatch.setattr(http_judge.time, "sleep", sleeps.append)
     server.script["doomed"] = [{"status": 500, "body": "server exploded"}] * 4
     judge = make_judge(server, max_retries=3, backoff=0.5)
-    outcomes = judges.run_judge(judge, [("ok 1", "r", "p"), ("doomed", "r", "p"), ("ok 2", "r", "p")],
+    outcomes = ev2r.run_judge(judge, [("ok 1", "r", "p"), ("doomed", "r", "p"), ("ok 2", "r", "p")],
                                 concurrency=1)
     assert [o.ok for o in outcomes] == [True, False, True]
     assert outcomes[1].error.startswith("Ev2R judge failed after 4 attempts: HTTP 500 from ")
@@ -123,7 +124,7 @@ def test_exhausted_retries_are_a_counted_failure_and_backoff_grows(server, monke
 
 def test_retry_after_is_honoured_up_to_the_request_deadline(server, monkeypatch):
     sleeps = []
-    monkeypatch.setattr(judges.time, "sleep", sleeps.append)
+    monkeypatch.setattr(http_judge.time, "sleep", sleeps.append)
     server.script["c"] = [{"status": 429, "headers": {"Retry-After": "7"}},
                           {"status": 429, "headers": {"Retry-After": "9"}}]
     make_judge(server, max_retries=2, backoff=0.1, timeout=9.0)("c", "r", "p")
@@ -132,7 +133,7 @@ def test_retry_after_is_honoured_up_to_the_request_deadline(server, monkeypatch)
 
 def test_retry_after_beyond_the_request_deadline_fails_the_claim_at_once(server, monkeypatch):
     sleeps = []
-    monkeypatch.setattr(judges.time, "sleep", sleeps.append)
+    monkeypatch.setattr(http_judge.time, "sleep", sleeps.append)
     server.script["c"] = [{"status": 429, "headers": {"Retry-After": "900"}}]
     with pytest.raises(JudgeError, match=r"^rate limited: the server asks to wait 900 s \(Retry-After\), longer "
                                          r"than the 5 s request deadline"):
@@ -150,22 +151,22 @@ def test_client_errors_fail_at_once(server):
 def test_cache_makes_a_rerun_free_and_identical(server, tmp_path):
     items = [(f"claim {i}", f"ref {i}\nref b", f"pred {i}") for i in range(6)]
     server.script["claim 3"] = [{"status": 500}] * 2  # a failure: not cached, tried again next run
-    first = judges.run_judge(make_judge(server, tmp_path, max_retries=1), items, concurrency=3)
+    first = ev2r.run_judge(make_judge(server, tmp_path, max_retries=1), items, concurrency=3)
     assert [o.ok for o in first] == [True, True, True, False, True, True]
     assert len(server.requests) == 7
 
-    second = judges.run_judge(make_judge(server, tmp_path, max_retries=1), items, concurrency=3)
+    second = ev2r.run_judge(make_judge(server, tmp_path, max_retries=1), items, concurrency=3)
     assert len(server.requests) == 8  # only the failed claim again
     assert [o.counts for o in second if o.claim != "claim 3"] == [o.counts for o in first if o.ok]
     assert second[3].counts == counts_for("claim 3")
 
     rerun = make_judge(server, tmp_path)
-    third = judges.run_judge(rerun, items)
+    third = ev2r.run_judge(rerun, items)
     assert len(server.requests) == 8 and rerun.requests_made == 0
     assert third == second
     # The inputs, model, temperature and seed are all part of the key.
     for changed in (dict(model="other-model"), dict(seed=1), dict(temperature=0.7)):
-        other = judges.OpenAIJudge(server.base_url, **(dict(model="fake-model", api_key_env="BENCHSCORE_TEST_JUDGE_KEY",
+        other = http_judge.OpenAIJudge(server.base_url, **(dict(model="fake-model", api_key_env="BENCHSCORE_TEST_JUDGE_KEY",
                                    cache_dir=tmp_path / "cache", backoff=0.0) | OUR_PROTOCOL | changed))
         other(*items[0])
         assert other.requests_made == 1
@@ -201,7 +202,7 @@ def test_the_key_never_appears_in_errors_logs_reprs_or_the_cache(server, tmp_pat
     server.script["refused"] = [{"status": 401, "body": f"Incorrect API key provided: {SECRET}"}]
     server.script["flaky"] = [{"status": 503, "body": f"overloaded (key {SECRET})"}] * 2
     judge = make_judge(server, tmp_path, max_retries=1, progress=True)
-    outcomes = judges.run_judge(judge, [("ok", "r", "p"), ("refused", "r", "p"), ("flaky", "r", "p")], concurrency=2)
+    outcomes = ev2r.run_judge(judge, [("ok", "r", "p"), ("refused", "r", "p"), ("flaky", "r", "p")], concurrency=2)
     assert [o.ok for o in outcomes] == [True, False, False]
     assert "Incorrect API key provided: <hidden>" in outcomes[1].error
     assert "overloaded (key <hidden>)" in outcomes[2].error
@@ -225,7 +226,7 @@ def test_concurrency_limit_is_respected(tmp_path):
     with FakeJudgeServer(hold=0.15) as server:
         judge = make_judge(server, concurrency=3)
         items = [(f"claim {i}", "r", "p") for i in range(9)]
-        outcomes = judges.run_judge(judge, items)  # the judge's own concurrency
+        outcomes = ev2r.run_judge(judge, items)  # the judge's own concurrency
         assert [o.counts for o in outcomes] == [counts_for(c) for c, _, _ in items]
         assert server.max_in_flight == 3
 
@@ -242,14 +243,14 @@ def test_concurrency_limit_is_respected(tmp_path):
 
 def test_bad_settings_are_refused():
     with pytest.raises(ValueError, match="concurrency must be an int >= 1, found 0"):
-        judges.OpenAIJudge("http://127.0.0.1:9/v1", "m", concurrency=0)
+        http_judge.OpenAIJudge("http://127.0.0.1:9/v1", "m", concurrency=0)
     with pytest.raises(ValueError, match="max_retries must be an int >= 0, found -1"):
-        judges.OpenAIJudge("http://127.0.0.1:9/v1", "m", max_retries=-1)
+        http_judge.OpenAIJudge("http://127.0.0.1:9/v1", "m", max_retries=-1)
 
 
 def test_signature_names_what_changes_the_numbers(server):
     judge = make_judge(server, seed=7)
-    assert judge.signature == (f"openai(model=fake-model,protocol=custom,prompt={judges.PROMPT_VERSION},temperature=0.0,"
+    assert judge.signature == (f"openai(model=fake-model,protocol=custom,prompt={ev2r.PROMPT_VERSION},temperature=0.0,"
                                "seed=7,reasoning=none,attempts=4)")
     assert "|" not in judge.signature
 
@@ -274,7 +275,7 @@ def test_the_evaluate_module_scores_ev2r_with_the_http_judge_and_reruns_from_the
     result = compute()
     assert len(server.requests) == 1 + 1 + 2
     prompts = [request["body"]["messages"][0]["content"] for request in server.requests]
-    assert judges.build_prompt(claims[0], "Reason 0.\nSecond reason.", "Explanation 0.") in prompts
+    assert ev2r.build_prompt(claims[0], "Reason 0.\nSecond reason.", "Explanation 0.") in prompts
     assert (result["n_ev2r_judged"], result["n_ev2r_failed"]) == (2, 1)
     # The official aggregation written out: micro sums, R over the reference count, rounded to 4.
     judged = [counts_for(claim) for claim in claims[:2]]
@@ -285,7 +286,7 @@ def test_the_evaluate_module_scores_ev2r_with_the_http_judge_and_reruns_from_the
     precision, recall = sp / cp, sp / cr
     assert result["ev2r_precision"] == round(precision, 4) and result["ev2r_recall"] == round(recall, 4)
     assert result["ev2r_f1"] == round(2 * precision * recall / (precision + recall), 4)
-    assert result["signature"].endswith(f"|judge:openai(model=fake-model,protocol=custom,prompt={judges.PROMPT_VERSION},"
+    assert result["signature"].endswith(f"|judge:openai(model=fake-model,protocol=custom,prompt={ev2r.PROMPT_VERSION},"
                                         "temperature=0.0,seed=0,reasoning=none,attempts=2)")
 
     server.script[claims[2]] = [{"status": 500}] * 2
@@ -332,7 +333,7 @@ def trickling_server(what):
 def test_a_trickling_server_is_cut_off_at_one_total_deadline_per_request(what):
     listener = trickling_server(what)
     port = listener.getsockname()[1]
-    judge = judges.OpenAIJudge(f"http://127.0.0.1:{port}/v1", "m", api_key_env=None, cache_dir=None,
+    judge = http_judge.OpenAIJudge(f"http://127.0.0.1:{port}/v1", "m", api_key_env=None, cache_dir=None,
                                max_retries=1, backoff=0.0, timeout=1.0, progress=False)
     started = time.monotonic()
     with pytest.raises(JudgeError, match=r"failed after 2 attempts: no complete reply from .* within 1 s"):
@@ -356,7 +357,7 @@ def test_a_key_with_a_trailing_cr_is_stripped_and_never_shown_in_either_form(ser
 
 
 def test_a_key_echoed_in_a_successful_reply_is_redacted_from_the_result_and_the_cache(server, tmp_path):
-    record = {**dict(zip(COUNT_KEYS, (2, 1, 2, 1))), "facts in predicted evidence": f"1. your key is {SECRET}"}
+    record = {**dict(zip(EV2R_KEYS, (2, 1, 2, 1))), "facts in predicted evidence": f"1. your key is {SECRET}"}
     server.script["c"] = [{"content": fenced(record)}]
     response = make_judge(server, tmp_path)("c", "r", "p")
     assert response["facts in predicted evidence"] == "1. your key is <hidden>"
@@ -377,7 +378,7 @@ def test_a_server_that_never_answers_fails_the_remaining_claims_fast(server):
     claims = [f"claim {i}" for i in range(6)]
     for claim in claims:
         server.script[claim] = [{"status": 503, "body": "down"}] * 3
-    outcomes = judges.run_judge(make_judge(server, max_retries=1), [(c, "r", "p") for c in claims], concurrency=1)
+    outcomes = ev2r.run_judge(make_judge(server, max_retries=1), [(c, "r", "p") for c in claims], concurrency=1)
     assert not any(o.ok for o in outcomes)
     assert len(server.requests) == 2  # the first claim's two attempts; the others are not asked
     assert outcomes[5].error.startswith("Ev2R judge not asked: no usable answer so far (HTTP 503 from")
@@ -387,7 +388,7 @@ def test_rate_limits_at_the_start_do_not_stop_the_run(server):
     claims = [f"claim {i}" for i in range(5)]
     for claim in claims:
         server.script[claim] = [{"status": 429, "headers": {"Retry-After": "0"}}] * 2
-    outcomes = judges.run_judge(make_judge(server, max_retries=2), [(c, "r", "p") for c in claims], concurrency=1)
+    outcomes = ev2r.run_judge(make_judge(server, max_retries=2), [(c, "r", "p") for c in claims], concurrency=1)
     assert all(o.ok for o in outcomes) and len(server.requests) == 15
 
 

@@ -9,7 +9,7 @@ import os
 import pytest
 
 from benchscore.tsver import files as tsver_files
-from benchscore.tsver import judges, scoring
+from benchscore.tsver import ev2r, http_judge, scoring
 from conftest import load_metric
 from fake_judge_server import FakeJudgeServer, counts_for
 
@@ -18,7 +18,7 @@ KEY_ENV = "BENCHSCORE_REAUDIT_JUDGE_KEY"
 REF = {"claim": "c", "verdict": "Supported", "justifications": ["j"],
        "time_series": [{"series": "r", "ranges": [{"from": 2000, "to": 2004}]}]}
 PRED = {"verdict": "Supported", "explanation": "e", "time_series": [{"series": "r", "ranges": [{"from": 2000, "to": 2004}]}]}
-CP, SP, CR, SR = judges.COUNT_KEYS
+CP, SP, CR, SR = ev2r.EV2R_KEYS
 
 # The judge's default protocol reads the official prompt template from the data store.
 pytestmark = pytest.mark.usefixtures("tsver_store")
@@ -40,7 +40,7 @@ def server(monkeypatch):
 
 def make_judge(base_url, **options):
     settings = dict(api_key_env=KEY_ENV, cache_dir=None, timeout=5.0, backoff=0.0, progress=False, max_retries=0)
-    return judges.OpenAIJudge(base_url, "fake-model", **(settings | options))
+    return http_judge.OpenAIJudge(base_url, "fake-model", **(settings | options))
 
 
 # -- 1. missing counts: read as 0 (official), and said, naming the claims ---------------------------
@@ -89,7 +89,7 @@ def test_a_rate_above_one_from_the_official_recall_quirk_is_warned(module):
 def test_a_recased_or_partial_key_echo_is_hidden(server, caplog, echo):
     caplog.set_level(logging.DEBUG)
     server.script["c"] = [{"status": 401, "body": f"bad key {echo}"}]
-    with pytest.raises(judges.JudgeError) as raised:
+    with pytest.raises(ev2r.JudgeError) as raised:
         make_judge(server.base_url)("c", "r", "p")
     message = str(raised.value)
     assert "bad key" in message and "<hidden>" in message
@@ -99,7 +99,7 @@ def test_a_recased_or_partial_key_echo_is_hidden(server, caplog, echo):
 
 
 def test_short_runs_and_other_text_are_kept():
-    secret = judges._Secret(SECRET)
+    secret = http_judge._Secret(SECRET)
     assert secret.redact("sk-reaud and 0123456 stay") == "<hidden> and 0123456 stay"
     assert secret.redact("nothing here") == "nothing here"
 
@@ -110,7 +110,7 @@ def test_userinfo_in_the_url_is_masked_in_repr_and_messages(monkeypatch):
     monkeypatch.setenv(KEY_ENV, "other")
     judge = make_judge(f"http://u:{SECRET}@127.0.0.1:9/v1", timeout=1.0)
     assert SECRET not in repr(judge) and "***@127.0.0.1:9" in repr(judge)
-    outcome, = judges.run_judge(judge, [("c", "r", "p")])
+    outcome, = ev2r.run_judge(judge, [("c", "r", "p")])
     assert not outcome.ok and SECRET not in outcome.error
     with pytest.raises(ValueError) as raised:
         make_judge(f"http://u:{SECRET}@[::1/v1")
@@ -137,9 +137,9 @@ def test_the_cache_reads_only_small_regular_files(server, tmp_path, caplog, kind
         good.write_text(json.dumps({"response": {CP: 9, SP: 9, CR: 9, SR: 9}}))
         path.symlink_to(good)
     else:
-        path.write_text(json.dumps({"response": counts_for("c"), "pad": "x" * (judges.MAX_CACHE_BYTES + 10)}))
+        path.write_text(json.dumps({"response": counts_for("c"), "pad": "x" * (http_judge.MAX_CACHE_BYTES + 10)}))
     response = judge("c", "r", "p")  # ignored with a warning: asked again
-    assert {key: response[key] for key in judges.COUNT_KEYS} == counts_for("c")
+    assert {key: response[key] for key in ev2r.EV2R_KEYS} == counts_for("c")
     assert len(server.requests) == 1
     assert "ignoring the unreadable cache entry" in caplog.text
 
@@ -188,11 +188,11 @@ def test_aggregate_names_the_first_foreign_item():
 def test_bad_judge_settings_are_refused_at_construction(options, error, match):
     settings = dict(base_url="http://127.0.0.1:9/v1", model="m", cache_dir=None) | options
     with pytest.raises(error, match=match):
-        judges.OpenAIJudge(**settings)
+        http_judge.OpenAIJudge(**settings)
 
 
 def test_a_cache_dir_that_is_a_file_is_refused(tmp_path):
     file = tmp_path / "file"
     file.write_text("x")
     with pytest.raises(ValueError, match="cache_dir .* exists and is not a directory"):
-        judges.OpenAIJudge("http://127.0.0.1:9/v1", "m", cache_dir=file)
+        http_judge.OpenAIJudge("http://127.0.0.1:9/v1", "m", cache_dir=file)

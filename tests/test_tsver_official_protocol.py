@@ -15,7 +15,7 @@ from official_ev2r import official_ev2r_score, predict_ev2r
 
 from benchscore import data
 from benchscore.cli import main
-from benchscore.tsver import judges, protocol
+from benchscore.tsver import ev2r, prompt_template
 
 
 @pytest.fixture
@@ -161,7 +161,7 @@ def test_dry_run_sends_nothing_and_counts_what_is_free(store, gold, predictions,
         plan = json.loads(capsys.readouterr().out)
         assert server.requests == []
         assert (plan["claims"], plan["to_send"], plan["cached"], plan["in_record_file"]) == (280, 280, 0, 0)
-        template = protocol.official_template()
+        template = prompt_template.official_template()
         assert plan["prompt_characters"] > 280 * len(template.split("{claim_text}")[0])
         assert ours(server.base_url, gold, predictions, "--judge-cache", cache, "--dry-run",
                     "--judge-samples", "2") == 0
@@ -240,10 +240,10 @@ def test_our_prompt_and_request_fields_are_named_in_the_signature_and_sent(store
         result = json.loads(capsys.readouterr().out)
         body = server.requests[0]["body"]
     assert body["temperature"] == 0.0 and body["seed"] == 3 and "reasoning" not in body
-    assert body["response_format"] == judges.RECORD_SCHEMA
-    assert body["messages"][0]["content"].startswith(judges.PROMPT_INSTRUCTIONS)
+    assert body["response_format"] == ev2r.RECORD_SCHEMA
+    assert body["messages"][0]["content"].startswith(ev2r.PROMPT_INSTRUCTIONS)
     assert result["signature"].endswith(
-        f"|judge:openai(model=google/gemini-2.5-flash,protocol=custom,prompt={judges.PROMPT_VERSION},"
+        f"|judge:openai(model=google/gemini-2.5-flash,protocol=custom,prompt={ev2r.PROMPT_VERSION},"
         "temperature=0.0,seed=3,reasoning=none,response_format=json_schema,attempts=5)")
 
 

@@ -20,7 +20,7 @@ import pytest
 
 from benchscore.cli import main
 from benchscore.tsver import files
-from benchscore.tsver import judges
+from benchscore.tsver import ev2r, http_judge
 from benchscore.tsver import loader
 from benchscore.tsver import scoring
 from conftest import METRICS
@@ -145,14 +145,14 @@ def test_ev2r_paper_aggregation_is_per_claim():
 
 def test_judge_failures_are_counted_not_dropped():
     gold, predictions, _ = _example_stats()
-    items = scoring.ev2r_items(gold, predictions)
+    items = ev2r.claims_to_judge(gold, predictions)
     # official skips: claim 1 (null Explanation) and claim 4 (no line)
     assert [i for i, _ in items] == [0, 2, 3, 5, 6]
     assert items[0][1] == (gold[0]["Claim"], gold[0]["Justifications"][0], predictions[0]["explanation"])
-    run = judges.judge_claims(files.as_judge(str(EV2R)), items, len(gold))
-    ev2r, name = run.per_claim, run.signature
+    run = ev2r.judge_claims(ev2r.as_judge(str(EV2R)), items, len(gold))
+    per_claim, name = run.per_claim, run.signature
     assert name.startswith("recorded(n=3,")
-    result = scoring.aggregate(scoring.item_stats(gold, predictions, ev2r))
+    result = scoring.aggregate(scoring.item_stats(gold, predictions, per_claim))
     assert (result["n_ev2r_judged"], result["n_ev2r_failed"]) == (3, 2)  # claims 5 and 6 have no record
     # micro: cp 7+2+1, sp 3+1+0, cr 6+3+2 (claim 2's record lacks "support reference evidence": 0)
     assert (result["ev2r_precision"], result["ev2r_recall"]) == (0.4, round(4 / 11, 4))
@@ -255,7 +255,7 @@ def test_evaluate_with_a_callable_judge_counts_failures():
     def judge(claim, reference, prediction):
         calls.append(claim)
         if "Hyperborea" in claim:
-            raise judges.JudgeError("the judge gave up")
+            raise ev2r.JudgeError("the judge gave up")
         return dict(zip(scoring.EV2R_KEYS, (4, 2, 4, 3)))
 
     with pytest.warns(UserWarning, match="match no label"):
@@ -377,7 +377,7 @@ def test_every_judge_call_failing_is_not_a_silent_zero(capsys, monkeypatch):
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     # one request at a time: which claim's failure comes first would otherwise depend on the threads
-    judge = judges.OpenAIJudge(f"http://127.0.0.1:{port}/v1", "m", api_key_env=None, cache_dir=None, max_retries=0,
+    judge = http_judge.OpenAIJudge(f"http://127.0.0.1:{port}/v1", "m", api_key_env=None, cache_dir=None, max_retries=0,
                                progress=False, concurrency=1)
     result = files.score_files(GOLD, PREDICTIONS, judge)
     assert (result["ev2r_precision"], result["ev2r_recall"], result["ev2r_f1"]) == (None, None, None)

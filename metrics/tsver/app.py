@@ -11,7 +11,7 @@ import pandas as pd
 
 from benchscore.core import space
 from benchscore.tsver import files, scoring
-from benchscore.tsver.cli import percent
+from benchscore.tsver.scoring import percent
 
 HERE = pathlib.Path(__file__).resolve().parent
 INPUTS = (space.FileInput("Gold JSONL", (".jsonl", ".json"), "gold-file", "gold.jsonl"),

@@ -7,8 +7,8 @@ import sys
 import warnings
 
 from benchscore.core.compare import add_compare_options, report_comparison, warn
-from benchscore.tsver import files, judges, significance
-from benchscore.tsver.scoring import EV2R_AGGREGATIONS, LABELS, SHORT_LABELS, signature
+from benchscore.tsver import ev2r, files, http_judge, significance
+from benchscore.tsver.scoring import EV2R_AGGREGATIONS, LABELS, SHORT_LABELS, percent, signature
 
 RULE = "=" * 80
 METRIC_WIDTH = 27  # the official table's first column (sized for its "Justifications METEOR Score" row)
@@ -19,9 +19,9 @@ def add_arguments(parser):
     parser.add_argument("--predictions", required=True, help="prediction JSONL in the official format")
     judge = parser.add_mutually_exclusive_group()
     judge.add_argument("--ev2r", metavar="JSONL", help='recorded Ev2R judge outputs ({"Claim", "ev2r_response"} JSONL)')
-    judge.add_argument("--judge-url", nargs="?", const=judges.OPENROUTER_URL, metavar="URL",
+    judge.add_argument("--judge-url", nargs="?", const=ev2r.OPENROUTER_URL, metavar="URL",
                        help="run the Ev2R judge on an OpenAI-compatible API (…/v1); alone: OpenRouter's, as the "
-                            f"official pipeline ({judges.OPENROUTER_URL})")
+                            f"official pipeline ({ev2r.OPENROUTER_URL})")
     add_judge_arguments(parser)
     parser.add_argument("--ev2r-aggregation", choices=EV2R_AGGREGATIONS, default="tsver",
                         help="tsver: official micro sums (default); paper: Ev2R paper / FEVER-8 per-claim mean")
@@ -107,21 +107,21 @@ JUDGE_OPTIONS = ("judge_model", "judge_api_key_env", "judge_cache", "no_judge_ca
 
 def add_judge_arguments(parser):
     group = parser.add_argument_group("Ev2R judge (with --judge-url; the defaults are the official pipeline's)")
-    group.add_argument("--judge-model", help=f"model name (default {judges.OFFICIAL_MODEL}, the official judge)")
+    group.add_argument("--judge-model", help=f"model name (default {ev2r.OFFICIAL_MODEL}, the official judge)")
     group.add_argument("--judge-api-key-env", metavar="NAME",
                        help="environment variable holding the API key, never printed (default OPENROUTER_API_KEY "
                             "for OpenRouter, else OPENAI_API_KEY); 'none' for a server that needs no key")
     group.add_argument("--judge-cache", metavar="DIR",
-                       help=f"cache judge replies here (default {judges.DEFAULT_CACHE_DIR}): a rerun makes no request")
+                       help=f"cache judge replies here (default {http_judge.DEFAULT_CACHE_DIR}): a rerun makes no request")
     group.add_argument("--no-judge-cache", action="store_true", help="do not read or write the judge cache")
     group.add_argument("--judge-timeout", type=_seconds, metavar="SECONDS",
                        help="total deadline of one judge request, whatever the server does (default 60)")
-    group.add_argument("--judge-prompt", choices=judges.PROMPTS,
+    group.add_argument("--judge-prompt", choices=ev2r.PROMPTS,
                        help="tsver: the official TEMPLATE_EV2R and reply reading (default); benchscore: our one-shot "
                             "prompt, read leniently")
     group.add_argument("--judge-temperature", type=_temperature, metavar="T", help="send this temperature (official: none)")
     group.add_argument("--judge-seed", type=int, metavar="N", help="send this seed (official: none)")
-    group.add_argument("--judge-reasoning", choices=judges.REASONING_EFFORTS,
+    group.add_argument("--judge-reasoning", choices=ev2r.REASONING_EFFORTS,
                        help="the reasoning field's effort (official: medium); none leaves the field out")
     group.add_argument("--judge-structured", action="store_true",
                        help="ask for the record as structured output (response_format json_schema; official: no)")
@@ -154,7 +154,7 @@ def _judge(args):
 
 
 def _judge_budget(args):
-    """--judge-budget (tokens, or dollars with --judge-price) as a judges.Budget, or None."""
+    """--judge-budget (tokens, or dollars with --judge-price) as a http_judge.Budget, or None."""
     dollars = args.judge_budget is not None and args.judge_budget[1]
     if args.judge_price is not None and not dollars:
         raise ValueError("--judge-price prices a budget in dollars; give --judge-budget as $N too")
@@ -163,29 +163,24 @@ def _judge_budget(args):
     if dollars and args.judge_price is None:
         raise ValueError("--judge-budget in dollars needs --judge-price IN,OUT (dollars per million prompt and "
                          "completion tokens)")
-    return judges.Budget(args.judge_budget[0], args.judge_price if dollars else None)
+    return http_judge.Budget(args.judge_budget[0], args.judge_price if dollars else None)
 
 
 def _http_judge(args):
     # OpenRouter is the official pipeline's provider, so its key variable is the default there.
     key_env = args.judge_api_key_env or ("OPENROUTER_API_KEY" if "openrouter.ai" in args.judge_url else
                                          "OPENAI_API_KEY")
-    cache = None if args.no_judge_cache else (args.judge_cache or judges.DEFAULT_CACHE_DIR)
+    cache = None if args.no_judge_cache else (args.judge_cache or http_judge.DEFAULT_CACHE_DIR)
     settings = {name: value for name, value in (
         ("max_retries", args.judge_max_retries), ("concurrency", args.judge_concurrency),
         ("samples", args.judge_samples), ("timeout", args.judge_timeout)) if value is not None}
-    protocol = judges.Protocol(prompt=args.judge_prompt or "tsver", temperature=args.judge_temperature,
+    protocol = ev2r.Protocol(prompt=args.judge_prompt or "tsver", temperature=args.judge_temperature,
                                seed=args.judge_seed, reasoning=args.judge_reasoning or "medium",
                                structured=args.judge_structured)
-    return judges.OpenAIJudge(args.judge_url, args.judge_model or judges.OFFICIAL_MODEL,
+    return http_judge.OpenAIJudge(args.judge_url, args.judge_model or ev2r.OFFICIAL_MODEL,
                               api_key_env=None if key_env.lower() == "none" else key_env, cache_dir=cache,
                               protocol=protocol, budget=_judge_budget(args), progress=sys.stderr.isatty(),
                               **settings)
-
-
-def percent(x):
-    """A fraction as the official table prints it (x100, two decimals); "n/a" for None."""
-    return "n/a" if x is None else f"{100 * x:.2f}"
 
 
 def confusion_lines(matrix):
@@ -237,7 +232,7 @@ def table_lines(result):
 
 def usage_line(usage):
     """The judge run's accounts in one line (stderr)."""
-    tokens = ", ".join(f"{usage[name]:,} {name.removesuffix('_tokens')}" for name in judges.USAGE_FIELDS[:4])
+    tokens = ", ".join(f"{usage[name]:,} {name.removesuffix('_tokens')}" for name in http_judge.USAGE_FIELDS[:4])
     unreported = f", {usage['requests_without_usage']} without usage" if usage["requests_without_usage"] else ""
     return (f"judge: {usage['requests']} requests ({usage['failed_attempts']} failed attempts{unreported}), "
             f"{usage['cached_claims']} claims from the cache and {usage['recorded_claims']} from the record file "
@@ -284,22 +279,22 @@ def add_compare_arguments(parser):
 
 
 def run_compare(args):
-    ev2r = args.ev2r or [None] * len(args.predictions)
-    agreement = len(args.predictions) == 1 and len(ev2r) == 2  # two judges' records of the same predictions
-    if len(ev2r) != len(args.predictions) and not agreement:
-        raise ValueError(f"--ev2r was given {len(ev2r)} times and --predictions {len(args.predictions)} times; "
+    records = args.ev2r or [None] * len(args.predictions)
+    agreement = len(args.predictions) == 1 and len(records) == 2  # two judges' records of the same predictions
+    if len(records) != len(args.predictions) and not agreement:
+        raise ValueError(f"--ev2r was given {len(records)} times and --predictions {len(args.predictions)} times; "
                          "give one recorded judge file per prediction file, in the same order (or one prediction "
                          "file and two judges' record files, to compare the judges)")
     predictions = args.predictions * 2 if agreement else args.predictions
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        scored = [files.file_stats(args.gold, path, ev2r_path) for path, ev2r_path in zip(predictions, ev2r)]
+        scored = [files.file_stats(args.gold, path, ev2r_path) for path, ev2r_path in zip(predictions, records)]
     warn("compare tsver", [w.message for w in caught])
     judge = "+".join(dict.fromkeys(name for _, name in scored))  # one judge name, or each system's
     options = {"strict": args.strict, "ev2r_aggregation": args.ev2r_aggregation}
     extra = None
     if agreement:
-        args.predictions = [f"{path} judged by {ev2r_path}" for path, ev2r_path in zip(predictions, ev2r)]
+        args.predictions = [f"{path} judged by {ev2r_path}" for path, ev2r_path in zip(predictions, records)]
         found = significance.judge_agreement(scored[0][0], scored[1][0])
         extra = ("judge_agreement", found, agreement_lines(found))
     return report_comparison(args, [stats for stats, _ in scored],

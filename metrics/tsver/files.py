@@ -4,12 +4,11 @@ file problems the official scorer passes silently are `TSVerWarning`s, which `sc
 import dataclasses
 import json
 import os
-import tempfile
 import warnings
 
 from benchscore import data
-from benchscore.core.readers import check_output, iter_jsonl, read_jsonl, shown
-from benchscore.tsver import judges, scoring
+from benchscore.core.readers import check_output, read_jsonl, shown
+from benchscore.tsver import ev2r, scoring
 from benchscore.tsver.scoring import TSVerWarning
 
 
@@ -64,115 +63,34 @@ def read_predictions(path, gold_claims):
     return aligned
 
 
-def iter_recorded(path):
-    """Every record of an official Ev²R file (the official sum reads them all) as ``(line, claim, response)``."""
-    for number, record in iter_jsonl(path, 'an Ev2R record {"Claim", "ev2r_response"}'):
-        where = f"{path}:{number}"
-        for key, kind, what in (("Claim", str, "a string"), ("ev2r_response", dict, "a JSON object")):
-            if key not in record:
-                raise ValueError(f"{where}: missing key {key!r}; expected "
-                                 '{"Claim": str, "ev2r_response": {...}}')
-            if not isinstance(record[key], kind):
-                raise ValueError(f"{where}: {key!r} is {type(record[key]).__name__}; expected {what}")
-        scoring.ev2r_counts(record["ev2r_response"], where + ": ev2r_response")
-        yield number, record["Claim"], record["ev2r_response"]
-
-
-def read_recorded(path):
-    """Official Ev²R judge records as ``{claim: ev2r_response}``; for a claim recorded twice the later line wins."""
-    records, first_line = {}, {}
-    for number, claim, response in iter_recorded(path):
-        if claim in first_line:
-            warnings.warn(f"{path}:{number}: records claim {claim[:60]!r} again (first on line "
-                          f"{first_line[claim]}); the later record is used", TSVerWarning, stacklevel=2)
-        first_line.setdefault(claim, number)
-        records[claim] = response
-    return records
-
-
-def as_judge(judge):
-    """A judge from what a user passes: a path of recorded judge outputs, or what `judges.as_judge` takes."""
-    if isinstance(judge, (str, os.PathLike)):
-        return judges.RecordedJudge(read_recorded(judge))
-    return judges.as_judge(judge)
-
-
-class ResumingJudge:
-    """A judge that answers the claims of an existing record file from it and asks `inner` for the
-    rest, as the official pipeline skips the claims already in its output file."""
-
-    def __init__(self, inner, records):
-        self.inner, self.records = inner, records
-        self.concurrency = getattr(inner, "concurrency", 1)
-        self.progress = getattr(inner, "progress", False)
-        self.samples = getattr(inner, "samples", 1)
-        self.usage = getattr(inner, "usage", None)
-
-    @property
-    def signature(self):
-        return self.inner.signature
-
-    @property
-    def budget(self):
-        return getattr(self.inner, "budget", None)
-
-    @property
-    def spent(self):
-        return self.inner.spent
-
-    def cost_of(self, claim, reference, prediction, sample=0):
-        return 0.0 if claim in self.records and not sample else self.inner.cost_of(claim, reference, prediction, sample)
-
-    def __call__(self, claim, reference, prediction, **sample):
-        if claim in self.records and not sample.get("sample"):
-            if self.usage is not None:
-                self.usage.recorded_claims += 1
-            return self.records[claim]
-        return self.inner(claim, reference, prediction, **sample)
-
-
 def score(gold, predictions, judge=None, strict=False, ev2r_aggregation="tsver", per_claim=False, source=None,
           judged=None):
     """`scoring.score` with an Ev²R judge run on the claims it reads (the one place that runs a judge):
-    None, a path of recorded judge outputs (see `scoring.file_ev2r`), or anything `judges.as_judge` takes.
-    `judged`, a list, receives the `judges.JudgedClaims` (the records written by `--write-ev2r`)."""
+    None, a path of recorded judge outputs (read once: its claims' records, and every line for the
+    official sum, see `scoring.file_ev2r`), or anything `ev2r.as_judge` takes. `judged`, a list,
+    receives the `ev2r.JudgedClaims` (the records written by `--write-ev2r`)."""
     scoring.check_aggregation(ev2r_aggregation)  # before a judge is asked
-    ev2r, name, run = None, "none", None
+    per_claim_ev2r, name, run, file_records = None, "none", None, None
+    if isinstance(judge, (str, os.PathLike)):
+        lines = list(ev2r.iter_recorded(judge))
+        file_records = [response for _, _, response in lines]
+        judge = ev2r.RecordedJudge(ev2r.read_recorded(judge, lines))
     if judge is not None:
-        run = judges.judge_claims(as_judge(judge), scoring.ev2r_items(gold, predictions), len(gold))
-        ev2r, name = run.per_claim, run.signature
+        run = ev2r.judge_claims(ev2r.as_judge(judge), ev2r.claims_to_judge(gold, predictions), len(gold))
+        per_claim_ev2r, name = run.per_claim, run.signature
         if judged is not None:
             judged.append(run)
-    result = scoring.score(gold, predictions, ev2r, strict, ev2r_aggregation, name, per_claim, source)
+    result = scoring.score(gold, predictions, per_claim_ev2r, strict, ev2r_aggregation, name, per_claim, source)
     if run is not None and run.not_sent and "n_ev2r_judged" not in result:  # the budget let nothing be sent
         result.update({"ev2r_precision": None, "ev2r_recall": None, "ev2r_f1": None, "n_ev2r_judged": 0,
                        "n_ev2r_failed": 0, "ev2r_failures": []})
     if run is not None:
-        extra = _run_report(run, ev2r_aggregation)
+        extra = ev2r.run_report(run, ev2r_aggregation)
         result["warnings"] += extra.pop("warnings", [])
         result.update(extra)
-    if isinstance(judge, (str, os.PathLike)) and ev2r_aggregation == "tsver":
-        result = scoring.file_ev2r(result, [response for _, _, response in iter_recorded(judge)])
+    if file_records is not None and ev2r_aggregation == "tsver":
+        result = scoring.file_ev2r(result, file_records)
     return result
-
-
-def _run_report(run, ev2r_aggregation):
-    """The judge run's own numbers: the claims the budget left unsent, the spread of Ev²R over further
-    judge samples. (Its accounts, which differ between a run and its cached rerun, are the CLI's.)"""
-    report = {}
-    if run.not_sent:
-        report["n_ev2r_not_sent"] = len(run.not_sent)
-        report["warnings"] = [f"{len(run.not_sent)} claim(s) were not sent to the judge, to stay within the judge "
-                              f"budget (claims {scoring.listed(run.not_sent)}); Ev2R is over the judged claims only"]
-    if run.samples:
-        f1s = [scoring.ev2r_aggregate([c for c in per_claim if isinstance(c, dict)], ev2r_aggregation)["f1"]
-               if any(isinstance(c, dict) for c in per_claim) else None for per_claim in [run.per_claim, *run.samples]]
-        known = [f for f in f1s if f is not None]
-        mean = sum(known) / len(known) if known else None
-        spread = (sum((f - mean) ** 2 for f in known) / (len(known) - 1)) ** 0.5 if len(known) > 1 else None
-        report["ev2r_judge_samples"] = {"k": len(f1s), "f1": f1s, "mean": mean, "std": spread,
-                                        "min": min(known, default=None), "max": max(known, default=None)}
-    return report
 
 
 def check_outputs(gold_path, predictions_path, write_ev2r=None, report=None, judge=None):
@@ -189,63 +107,20 @@ def check_outputs(gold_path, predictions_path, write_ev2r=None, report=None, jud
                          "for the Ev2R records")
 
 
-def read_resumable(path, gold_claims):
-    """The records of an existing `--write-ev2r` file as {claim: record} ({} when there is none yet);
-    a file that is not ours to extend (a folder, malformed lines, records of claims not in the gold
-    file) is refused before any request is sent."""
-    if path is None or not os.path.lexists(path):
-        return {}
-    if os.path.isdir(path):
-        raise ValueError(f"{path}: a folder; expected a JSONL file of Ev2R records to write (or extend)")
-    known, records = set(gold_claims), {}
-    for number, claim, response in iter_recorded(path):
-        if claim not in known:
-            raise ValueError(f"{path}:{number}: a record of the claim {claim[:60]!r}, which is not in the gold file; "
-                             "expected records of this gold file's claims only (another run's file?)")
-        if claim in records:
-            raise ValueError(f"{path}:{number}: the claim {claim[:60]!r} is recorded twice; expected one record "
-                             "per claim")
-        records[claim] = response
-    return records
-
-
-def write_records(path, gold, existing, run):
-    """The official record file: the records it held, then the newly judged claims' in gold order (never
-    completion order), written whole (temp file, then rename) so that a failed run leaves it as it was."""
-    lines = [{"Claim": claim, "ev2r_response": record} for claim, record in existing.items()]
-    lines += [{"Claim": gold[i]["Claim"], "ev2r_response": record} for i, record in sorted(run.records.items())
-              if gold[i]["Claim"] not in existing]
-    folder = os.path.dirname(os.path.abspath(path))
-    with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=folder, delete=False, suffix=".tmp") as out:
-        out.writelines(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
-    os.replace(out.name, path)
-    return [line["ev2r_response"] for line in lines]
+def _read(gold_path, predictions_path, write_ev2r):
+    """The gold claims, the aligned predictions and the records already in `write_ev2r` ({} if none)."""
+    gold = read_references(gold_path)
+    predictions = read_predictions(predictions_path, [g["Claim"] for g in gold])
+    return gold, predictions, ev2r.read_resumable(write_ev2r, [g["Claim"] for g in gold])
 
 
 def plan(gold_path, predictions_path, judge, write_ev2r=None):
-    """What a judge run would send, without sending: claims to judge, those answered by the record
-    file or the cache, and the size of the prompts to send (characters; tokens are about a quarter)."""
+    """`ev2r.plan` of the files (what a judge run would send), with the read warnings."""
     check_outputs(gold_path, predictions_path, write_ev2r)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TSVerWarning)
-        gold = read_references(gold_path)
-        predictions = read_predictions(predictions_path, [g["Claim"] for g in gold])
-        existing = read_resumable(write_ev2r, [g["Claim"] for g in gold])
-    items = [item for _, item in scoring.ev2r_items(gold, predictions)]
-    samples = getattr(judge, "samples", 1)
-    to_send, recorded, cached = [], 0, 0
-    for k in range(samples):
-        for item in items:
-            if k == 0 and item[0] in existing:
-                recorded += 1
-            elif judge.cached(*item, sample=k):
-                cached += 1
-            else:
-                to_send.append(judge.protocol.message(*item))
-    sizes = [len(text) for text in to_send]
-    return {"claims": len(items), "samples": samples, "in_record_file": recorded, "cached": cached,
-            "to_send": len(to_send), "prompt_characters": sum(sizes), "largest_prompt_characters": max(sizes, default=0),
-            "signature_judge": judge.signature,
+        gold, predictions, existing = _read(gold_path, predictions_path, write_ev2r)
+    return {**ev2r.plan(gold, predictions, judge, existing),
             "warnings": [str(w.message) for w in caught if issubclass(w.category, TSVerWarning)]}
 
 
@@ -261,16 +136,14 @@ def score_files(gold_path, predictions_path, judge=None, strict=False, ev2r_aggr
                          "recorded file")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TSVerWarning)
-        gold = read_references(gold_path)
-        predictions = read_predictions(predictions_path, [g["Claim"] for g in gold])
-        existing = read_resumable(write_ev2r, [g["Claim"] for g in gold])
+        gold, predictions, existing = _read(gold_path, predictions_path, write_ev2r)
         if write_ev2r is not None:
-            judge = ResumingJudge(as_judge(judge), existing)
+            judge = ev2r.ResumingJudge(ev2r.as_judge(judge), existing)
         judged = []
         result = score(gold, predictions, judge, strict, ev2r_aggregation, report is not None, str(predictions_path),
                        judged)
     if write_ev2r is not None:
-        records = write_records(write_ev2r, gold, existing, judged[0])
+        records = ev2r.write_records(write_ev2r, gold, existing, judged[0])
         if ev2r_aggregation == "tsver":  # the file's number, as `--ev2r FILE` and the official scorer read it
             result = scoring.file_ev2r(result, records)
     result["warnings"] = [str(w.message) for w in caught if issubclass(w.category, TSVerWarning)] + result["warnings"]

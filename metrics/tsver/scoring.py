@@ -512,6 +512,11 @@ def file_ev2r(result, file_records):
             "warnings": kept + [warning] + _rate_warnings(official)}
 
 
+def percent(x):
+    """A fraction as the official table prints it (x100, two decimals); "n/a" for None."""
+    return "n/a" if x is None else f"{100 * x:.2f}"
+
+
 def signature(strict=False, ev2r_aggregation="tsver", judge="none"):
     """`tsver|version:...|benchscore:...|strict:...|ev2r:...|judge:...`: what makes two numbers comparable."""
     return (f"tsver|version:{VERSION}|benchscore:{benchscore.__version__}|strict:{'yes' if strict else 'no'}"
@@ -545,12 +550,6 @@ def score(gold, predictions, ev2r=None, strict=False, ev2r_aggregation="tsver", 
     return result
 
 
-def ev2r_items(gold, predictions):
-    """(claim index, (claim, reference, prediction)) for each claim an Ev²R judge reads (official:
-    the gold justifications joined with "\\n", the Explanation; none without one)."""
-    return [(i, (g["Claim"], "\n".join(g["Justifications"] or []), p["explanation"]))
-            for i, (g, p) in enumerate(zip(gold, predictions))
-            if p is not None and p["explanation"] is not None]
 
 
 def _tscs_report(s, in_tscs):

@@ -48,8 +48,8 @@ Args:
         no prediction score 0 in TSCS, so a system cannot gain by abstaining.
     ev2r_judge: None (no Ev²R), a path to official judge records ({"Claim", "ev2r_response"}
         JSONL), a dict claim -> record, a callable judge(claim, reference, prediction) -> the four
-        counts (raising judges.JudgeError for a failed claim), or a judge object from judges.py
-        (e.g. judges.OpenAIJudge).
+        counts (raising ev2r.JudgeError for a failed claim), or a judge object (e.g.
+        http_judge.OpenAIJudge(), the official pipeline's protocol by default).
     ev2r_aggregation: "tsver" (official micro sums, rounded to 4 decimals) or "paper" (the Ev²R
         paper / FEVER-8 per-claim average).
     return_per_claim: also return "per_claim", the per-claim statistics (for slices, bootstrap).

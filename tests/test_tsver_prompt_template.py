@@ -1,4 +1,4 @@
-"""TSVer's official Ev²R prompt (`benchscore.tsver.protocol`): pinned official data, read without executing it.
+"""TSVer's official Ev²R prompt (`benchscore.tsver.prompt_template`): pinned official data, read without executing it.
 
 The real template is read only through a data store filled from ../shared (or fetched from a
 loopback mirror of it); its text never appears here. The hostile files are small synthetic
@@ -18,11 +18,11 @@ from data_mirror_server import MirrorServer
 
 from benchscore import data
 from benchscore.cli import main
-from benchscore.tsver import protocol
+from benchscore.tsver import prompt_template
 
 TSVER = data.BENCHMARKS["tsver"]
 ENTRY = TSVER.files["prompt_templates"]
-FIELDS = set(protocol.TEMPLATE_FIELDS)
+FIELDS = set(prompt_template.TEMPLATE_FIELDS)
 
 # A synthetic template (not the official text): the three fields, once each, and doubled braces.
 BODY = "Claim: {claim_text}\\nReference: {reference_evidence}\\nPrediction: {predicted_evidence}\\n{{}}"
@@ -33,9 +33,9 @@ MULTI = ('TEMPLATE_EV2R = textwrap.dedent(\n"""\\\n    Claim: {claim_text}\n    
 
 @pytest.fixture(autouse=True)
 def fresh_cache():
-    protocol._read_cached.cache_clear()
+    prompt_template._read_cached.cache_clear()
     yield
-    protocol._read_cached.cache_clear()
+    prompt_template._read_cached.cache_clear()
 
 
 @pytest.fixture(scope="module")
@@ -108,7 +108,7 @@ def python_value(path):
 def one_line_error(path, line, *words):
     """Reads `path` expecting one ValueError line `path:line: ...` naming each of `words`."""
     with pytest.raises(ValueError) as caught:
-        protocol.read_template(path)
+        prompt_template.read_template(path)
     message = str(caught.value)
     assert "\n" not in message, message
     assert message.startswith(f"{path}:{line}: "), message
@@ -124,18 +124,18 @@ def one_line_error(path, line, *words):
 def test_real_template_through_a_store_filled_from_shared(filled_store, shared_template):
     stored = data.resolve("tsver", "official:prompt_templates")
     assert pathlib.Path(stored).is_relative_to(filled_store)
-    template = protocol.read_template(stored)
+    template = prompt_template.read_template(stored)
     assert {f for f, _, _ in fields_of(template)} == FIELDS
     assert all(spec == "" and conversion is None for _, spec, conversion in fields_of(template))
-    assert protocol.official_template() == template
+    assert prompt_template.official_template() == template
     # Python's own evaluation of the same file gives the same string (the library never executes it)
     assert python_value(stored) == template
     assert python_value(shared_template) == template
-    prompt = protocol.official_prompt("Claim: CO2 {rose} 5% in 2020.", "Ref one.\nRef two.", "Pred: it {fell}.")
+    prompt = prompt_template.official_prompt("Claim: CO2 {rose} 5% in 2020.", "Ref one.\nRef two.", "Pred: it {fell}.")
     assert "Claim: CO2 {rose} 5% in 2020." in prompt and "Ref one.\nRef two." in prompt and "Pred: it {fell}." in prompt
     assert prompt == template.format(claim_text="Claim: CO2 {rose} 5% in 2020.",
                                      reference_evidence="Ref one.\nRef two.", predicted_evidence="Pred: it {fell}.")
-    assert protocol.official_prompt("c", "r", "p", template="{claim_text}|{reference_evidence}|{predicted_evidence}") \
+    assert prompt_template.official_prompt("c", "r", "p", template="{claim_text}|{reference_evidence}|{predicted_evidence}") \
         == "c|r|p"
 
 
@@ -159,7 +159,7 @@ def test_the_pinned_entry_matches_the_shared_copy(shared_template):
 def test_accepted_files_give_exactly_what_python_binds(tmp_path, source):
     path = tmp_path / "prompt_templates.py"
     path.write_bytes(source.encode("utf-8"))
-    template = protocol.read_template(path)
+    template = prompt_template.read_template(path)
     assert template == python_value(path)
     assert {f for f, _, _ in fields_of(template)} == FIELDS
 
@@ -270,7 +270,7 @@ def test_deeply_nested_code_is_one_line(tmp_path):
     path = tmp_path / "prompt_templates.py"
     path.write_text(IMPORT + "TEMPLATE_EV2R = textwrap.dedent(" + "1+" * 200_000 + "1)\n", encoding="utf-8")
     with pytest.raises(ValueError) as caught:
-        protocol.read_template(path)
+        prompt_template.read_template(path)
     assert "\n" not in str(caught.value) and str(caught.value).startswith(f"{path}:")
 
 
@@ -288,7 +288,7 @@ def test_nothing_in_the_file_is_executed(tmp_path, code):
     path = tmp_path / "prompt_templates.py"
     path.write_text(IMPORT + code.replace("MARKER", repr(str(marker))) + "\n", encoding="utf-8")
     with pytest.raises(ValueError) as caught:
-        protocol.read_template(path)
+        prompt_template.read_template(path)
     assert str(caught.value).startswith(f"{path}:") and "\n" not in str(caught.value)
     assert not marker.exists()
     # and the file really would have created it, had it been executed
@@ -308,16 +308,16 @@ def test_fetch_and_import_store_the_template(store, mirror, shared_template, sha
     assert f"{TSVER.owner}/{TSVER.repo}/{TSVER.commit}/{ENTRY.path}" in mirror.gets
     fetched = pathlib.Path(data.path("tsver", "prompt_templates"))
     assert fetched.read_bytes() == shared_template.read_bytes()
-    assert protocol.official_template() == protocol.read_template(shared_template)
+    assert prompt_template.official_template() == prompt_template.read_template(shared_template)
     assert ENTRY.sha256 in (store / "tsver" / "SOURCE.md").read_text("utf-8")
 
     monkeypatch.setenv("BENCHSCORE_DATA", str(tmp_path / "imported"))
-    protocol._read_cached.cache_clear()
+    prompt_template._read_cached.cache_clear()
     code, out, _ = run_cli(capsys, "data", "import", str(shared_data), "tsver", "--no-time-series")
     assert code == 0 and "prompt_templates" in out.splitlines()[0]
     imported = pathlib.Path(data.resolve("tsver", "official:prompt_templates"))
     assert imported.is_relative_to(tmp_path / "imported") and imported.read_bytes() == fetched.read_bytes()
-    assert protocol.official_template() == protocol.read_template(shared_template)
+    assert prompt_template.official_template() == prompt_template.read_template(shared_template)
 
 
 def test_tampered_stored_template_is_refused(store, mirror, capsys):
@@ -327,14 +327,14 @@ def test_tampered_stored_template_is_refused(store, mirror, capsys):
     stored.write_bytes(raw.replace(b"{claim_text}", b"{claim_tixt}", 1))
     assert stored.stat().st_size == ENTRY.size
     with pytest.raises(data.ChecksumError) as caught:
-        protocol.official_template()
+        prompt_template.official_template()
     message = str(caught.value)
     assert message == (f"{stored} does not match its pinned sha256 (corrupt); run `benchscore data fetch tsver "
                        "--force`")
     code, _, err = run_cli(capsys, "data", "path", "tsver", "prompt_templates")
     assert code == 2 and err.strip() == f"benchscore data: error: {message}"
     assert run_cli(capsys, "data", "fetch", "tsver", "--file", "prompt_templates", "--force", "--no-progress")[0] == 0
-    assert {f for f, _, _ in fields_of(protocol.official_template())} == FIELDS
+    assert {f for f, _, _ in fields_of(prompt_template.official_template())} == FIELDS
 
 
 @pytest.mark.parametrize("variable", ["HF_HUB_OFFLINE", "BENCHSCORE_OFFLINE"])
@@ -342,7 +342,7 @@ def test_offline_with_an_empty_store_names_the_fetch_command(store, mirror, monk
     monkeypatch.setenv("HF_HUB_OFFLINE", "0")
     monkeypatch.setenv(variable, "1")
     with pytest.raises(data.OfflineError) as caught:
-        protocol.official_template()
+        prompt_template.official_template()
     message = str(caught.value)
     assert isinstance(caught.value, ValueError) and "\n" not in message
     assert "`benchscore data fetch tsver`" in message and f"{variable}=1" in message
@@ -352,7 +352,7 @@ def test_offline_with_an_empty_store_names_the_fetch_command(store, mirror, monk
 
 def test_online_first_use_fetches_the_template(store, mirror, monkeypatch, capsys):
     monkeypatch.setenv("HF_HUB_OFFLINE", "0")
-    template = protocol.official_template()
+    template = prompt_template.official_template()
     assert {f for f, _, _ in fields_of(template)} == FIELDS
     assert mirror.gets == [f"{TSVER.owner}/{TSVER.repo}/{TSVER.commit}/{ENTRY.path}"]
     assert "fetching" in capsys.readouterr().err
