@@ -33,7 +33,7 @@ EV2R_FIELDS = ("ev2r_precision", "ev2r_recall", "ev2r_f1", "n_ev2r_judged", "n_e
 def judge_once(server, gold, predictions, concurrency, records_file):
     """(wall seconds, requests sent, the result, the records written) of one judge run on a fresh judge."""
     judge = http_judge.OpenAIJudge(server.base_url, "fake-judge", api_key_env=None, cache_dir=None,
-                               concurrency=concurrency, progress=False)
+                                   concurrency=concurrency, progress=False)
     records_file.unlink(missing_ok=True)  # a leftover file would resume: every claim must be sent
     before = len(server.requests)
     start = time.perf_counter()

@@ -871,8 +871,8 @@ def test_partial_judge_failure_warns_over_how_many_claims(module):
 
     result = module.compute(predictions=preds, references=refs, ev2r_judge=judge)
     assert result["n_ev2r_failed"] == 1 and result["ev2r_f1"] is not None
-    assert ("Ev2R over 4 of 5 claims: 1 left out, as the official pipeline leaves out a claim whose judge reply it "
-            "cannot read (claims 2; first failure: the server said no)") in result["warnings"]
+    assert ("Ev2R over 4 of 5 claims: 1 left out for want of a usable judge record, as the official pipeline and "
+            "scorer leave them out (claims 2; first failure: the server said no)") in result["warnings"]
 
 
 def test_prediction_without_claim_key_says_what_is_expected(tmp_path):

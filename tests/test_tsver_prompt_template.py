@@ -7,14 +7,12 @@ modules written to tmp_path, each refused with one `FILE:LINE: found; expected` 
 
 import contextlib
 import hashlib
-import os
 import pathlib
-import shutil
 import string
 
 import pytest
 from conftest import shared_path
-from data_mirror_server import MirrorServer
+from test_data_store import mirror, store  # noqa: F401 - the data-store tests' loopback mirror and empty store
 
 from benchscore import data
 from benchscore.cli import main
@@ -58,35 +56,6 @@ def filled_store(shared_data, tmp_path, monkeypatch):
     return tmp_path / "store"
 
 
-@pytest.fixture(scope="module")
-def mirror(shared_data, tmp_path_factory):
-    """A loopback GitHub-raw mirror of TSVer's default files (hard links into ../shared, never written)."""
-    root = tmp_path_factory.mktemp("mirror")
-    for name in TSVER.default:
-        entry = TSVER.files[name]
-        target = root / TSVER.owner / TSVER.repo / TSVER.commit / entry.path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            os.link(shared_data / "tsver" / entry.shared, target)
-        except OSError:
-            shutil.copyfile(shared_data / "tsver" / entry.shared, target)
-    server = MirrorServer(root).start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def store(tmp_path, monkeypatch, mirror):
-    """An empty store fetching from the loopback mirror, HF_HUB_OFFLINE=1 (explicit fetches still run)."""
-    mirror.gets.clear()
-    mirror.faults.clear()
-    monkeypatch.setenv("BENCHSCORE_DATA", str(tmp_path / "store"))
-    monkeypatch.setenv("BENCHSCORE_DATA_MIRROR", mirror.url)
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.delenv("BENCHSCORE_OFFLINE", raising=False)
-    return tmp_path / "store"
-
-
 def run_cli(capsys, *argv):
     code = main(list(argv))
     out, err = capsys.readouterr()
@@ -121,7 +90,7 @@ def one_line_error(path, line, *words):
 
 
 @pytest.mark.parity
-def test_real_template_through_a_store_filled_from_shared(filled_store, shared_template):
+def test_real_template_through_a_store_filled_from_shared(filled_store, shared_template):  # noqa: F811 - the imported fixtures
     stored = data.resolve("tsver", "official:prompt_templates")
     assert pathlib.Path(stored).is_relative_to(filled_store)
     template = prompt_template.read_template(stored)
@@ -301,44 +270,11 @@ def test_nothing_in_the_file_is_executed(tmp_path, code):
 # ------------------------------------------------------------------ the data store and the CLI
 
 
-def test_fetch_and_import_store_the_template(store, mirror, shared_template, shared_data, capsys, tmp_path,
-                                            monkeypatch):
-    code, out, _ = run_cli(capsys, "data", "fetch", "tsver", "--no-progress")
-    assert code == 0 and f"tsver prompt_templates: {data.path('tsver', 'prompt_templates')}" in out
-    assert f"{TSVER.owner}/{TSVER.repo}/{TSVER.commit}/{ENTRY.path}" in mirror.gets
-    fetched = pathlib.Path(data.path("tsver", "prompt_templates"))
-    assert fetched.read_bytes() == shared_template.read_bytes()
-    assert prompt_template.official_template() == prompt_template.read_template(shared_template)
-    assert ENTRY.sha256 in (store / "tsver" / "SOURCE.md").read_text("utf-8")
-
-    monkeypatch.setenv("BENCHSCORE_DATA", str(tmp_path / "imported"))
-    prompt_template._read_cached.cache_clear()
-    code, out, _ = run_cli(capsys, "data", "import", str(shared_data), "tsver", "--no-time-series")
-    assert code == 0 and "prompt_templates" in out.splitlines()[0]
-    imported = pathlib.Path(data.resolve("tsver", "official:prompt_templates"))
-    assert imported.is_relative_to(tmp_path / "imported") and imported.read_bytes() == fetched.read_bytes()
-    assert prompt_template.official_template() == prompt_template.read_template(shared_template)
-
-
-def test_tampered_stored_template_is_refused(store, mirror, capsys):
-    assert run_cli(capsys, "data", "fetch", "tsver", "--file", "prompt_templates", "--no-progress")[0] == 0
-    stored = pathlib.Path(data.path("tsver", "prompt_templates"))
-    raw = stored.read_bytes()
-    stored.write_bytes(raw.replace(b"{claim_text}", b"{claim_tixt}", 1))
-    assert stored.stat().st_size == ENTRY.size
-    with pytest.raises(data.ChecksumError) as caught:
-        prompt_template.official_template()
-    message = str(caught.value)
-    assert message == (f"{stored} does not match its pinned sha256 (corrupt); run `benchscore data fetch tsver "
-                       "--force`")
-    code, _, err = run_cli(capsys, "data", "path", "tsver", "prompt_templates")
-    assert code == 2 and err.strip() == f"benchscore data: error: {message}"
-    assert run_cli(capsys, "data", "fetch", "tsver", "--file", "prompt_templates", "--force", "--no-progress")[0] == 0
-    assert {f for f, _, _ in fields_of(prompt_template.official_template())} == FIELDS
+# (fetch, import and a tampered stored copy: test_data_store.py's test_tsver_prompt_template_is_fetched_imported_and_checked)
 
 
 @pytest.mark.parametrize("variable", ["HF_HUB_OFFLINE", "BENCHSCORE_OFFLINE"])
-def test_offline_with_an_empty_store_names_the_fetch_command(store, mirror, monkeypatch, variable):
+def test_offline_with_an_empty_store_names_the_fetch_command(store, mirror, monkeypatch, variable):  # noqa: F811 - the imported fixtures
     monkeypatch.setenv("HF_HUB_OFFLINE", "0")
     monkeypatch.setenv(variable, "1")
     with pytest.raises(data.OfflineError) as caught:
@@ -350,7 +286,7 @@ def test_offline_with_an_empty_store_names_the_fetch_command(store, mirror, monk
     assert mirror.gets == [] and not store.exists()
 
 
-def test_online_first_use_fetches_the_template(store, mirror, monkeypatch, capsys):
+def test_online_first_use_fetches_the_template(store, mirror, monkeypatch, capsys):  # noqa: F811 - the imported fixtures
     monkeypatch.setenv("HF_HUB_OFFLINE", "0")
     template = prompt_template.official_template()
     assert {f for f, _, _ in fields_of(template)} == FIELDS

@@ -59,44 +59,23 @@ def _price(text):
     return prices
 
 
-def _temperature(text):
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 <= value <= 2:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a temperature from 0 to 2")
-    return value
+def _checked(kind, accept, expected):
+    """An argparse type: `kind(text)` when `accept` takes it, else the one line saying what was expected."""
+    def parse(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            value = None
+        if value is None or not accept(value):  # NaN fails every comparison, so it is refused too
+            raise argparse.ArgumentTypeError(f"{text!r}: expected {expected}")
+        return value
+    return parse
 
 
-def _seconds(text):
-    try:
-        value = float(text)
-    except ValueError:
-        value = 0.0
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a number of seconds > 0")
-    return value
-
-
-def _positive_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number >= 1")
-    return value
-
-
-def _count(text):
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number >= 0")
-    return value
+_temperature = _checked(float, lambda v: 0 <= v <= 2, "a temperature from 0 to 2")
+_seconds = _checked(float, lambda v: 0 < v < float("inf"), "a number of seconds > 0")
+_positive_int = _checked(int, lambda v: v >= 1, "a whole number >= 1")
+_count = _checked(int, lambda v: v >= 0, "a whole number >= 0")
 
 
 JUDGE_OPTIONS = ("judge_model", "judge_api_key_env", "judge_cache", "no_judge_cache", "judge_timeout",

@@ -425,8 +425,9 @@ def _failure_warnings(n_judged, failures):
         why = f"{RATE_LIMITED}; " if any(f.startswith(RATE_LIMITED) for _, f in failures) else ""
         return [f"Ev2R not available: {why}the judge failed on all {len(failures)} claim(s) it was asked about "
                 f"(claims {claims}; first failure: {first})"]
-    return [f"Ev2R over {n_judged} of {n_judged + len(failures)} claims: {len(failures)} left out, as the official "
-            f"pipeline leaves out a claim whose judge reply it cannot read (claims {claims}; first failure: {first})"]
+    return [f"Ev2R over {n_judged} of {n_judged + len(failures)} claims: {len(failures)} left out for want of a "
+            "usable judge record, as the official pipeline and scorer leave them out (claims "
+            f"{claims}; first failure: {first})"]
 
 
 def _ev2r_part(stats, ev2r_aggregation):
