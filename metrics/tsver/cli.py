@@ -145,21 +145,25 @@ def _judge_budget(args):
     return http_judge.Budget(args.judge_budget[0], args.judge_price if dollars else None)
 
 
-def _http_judge(args):
-    # OpenRouter is the official pipeline's provider, so its key variable is the default there.
+def _key_env(args):
+    """The API key's variable: as given ('none': no key), else OpenRouter's where the official pipeline's
+    provider is the server, else OPENAI_API_KEY."""
     key_env = args.judge_api_key_env or ("OPENROUTER_API_KEY" if "openrouter.ai" in args.judge_url else
                                          "OPENAI_API_KEY")
+    return None if key_env.lower() == "none" else key_env
+
+
+def _http_judge(args):
     cache = None if args.no_judge_cache else (args.judge_cache or http_judge.DEFAULT_CACHE_DIR)
     settings = {name: value for name, value in (
         ("max_retries", args.judge_max_retries), ("concurrency", args.judge_concurrency),
         ("samples", args.judge_samples), ("timeout", args.judge_timeout)) if value is not None}
     protocol = ev2r.Protocol(prompt=args.judge_prompt or "tsver", temperature=args.judge_temperature,
-                               seed=args.judge_seed, reasoning=args.judge_reasoning or "medium",
-                               structured=args.judge_structured)
-    return http_judge.OpenAIJudge(args.judge_url, args.judge_model or ev2r.OFFICIAL_MODEL,
-                              api_key_env=None if key_env.lower() == "none" else key_env, cache_dir=cache,
-                              protocol=protocol, budget=_judge_budget(args), progress=sys.stderr.isatty(),
-                              **settings)
+                             seed=args.judge_seed, reasoning=args.judge_reasoning or "medium",
+                             structured=args.judge_structured)
+    return http_judge.OpenAIJudge(args.judge_url, args.judge_model or ev2r.OFFICIAL_MODEL, api_key_env=_key_env(args),
+                                  cache_dir=cache, protocol=protocol, budget=_judge_budget(args),
+                                  progress=sys.stderr.isatty(), **settings)
 
 
 def confusion_lines(matrix):
@@ -184,16 +188,7 @@ def table_lines(result):
              f"   • Verdicts scored: {result['n_scored']} ({result['n_correct']} correct); "
              f"in TSCS: {result['n_in_tscs']}",
              f"   • Signature: {result['signature']}"]
-    if "n_ev2r_judged" in result:
-        lines.append(f"   • Ev2R: {result['n_ev2r_judged']} claims judged, {result['n_ev2r_failed']} judge failures; "
-                     f"P {percent(result['ev2r_precision'])}, R {percent(result['ev2r_recall'])}")
-    if result.get("n_ev2r_not_sent"):
-        lines.append(f"   • Ev2R: {result['n_ev2r_not_sent']} claims not sent (judge budget)")
-    if "ev2r_judge_samples" in result:
-        spread = result["ev2r_judge_samples"]
-        lines.append(f"   • Ev2R over {spread['k']} judge samples: mean {percent(spread['mean'])}, sd "
-                     f"{percent(spread['std'])}, range {percent(spread['min'])}-{percent(spread['max'])} "
-                     "(the table shows sample 1)")
+    lines += ev2r_lines(result)
     lines += ["", "", "🎯 Performance Metrics:",
               f"| {'Metric'.ljust(METRIC_WIDTH)} |   Score (%) |",
               f"|:{'-' * METRIC_WIDTH}-|------------:|"]
@@ -206,6 +201,22 @@ def table_lines(result):
                 (result["n_missing"], "claim(s) without a prediction line")]
     lines += [f"   • {n} {what}" for n, what in problems if n] or ["   • No errors found! ✅"]
     lines += ["", RULE]
+    return lines
+
+
+def ev2r_lines(result):
+    """Our Ev²R summary lines of the table (+): claims judged, not sent, the spread over judge samples."""
+    lines = []
+    if "n_ev2r_judged" in result:
+        lines.append(f"   • Ev2R: {result['n_ev2r_judged']} claims judged, {result['n_ev2r_failed']} judge failures; "
+                     f"P {percent(result['ev2r_precision'])}, R {percent(result['ev2r_recall'])}")
+    if result.get("n_ev2r_not_sent"):
+        lines.append(f"   • Ev2R: {result['n_ev2r_not_sent']} claims not sent (judge budget)")
+    if "ev2r_judge_samples" in result:
+        spread = result["ev2r_judge_samples"]
+        lines.append(f"   • Ev2R over {spread['k']} judge samples: mean {percent(spread['mean'])}, sd "
+                     f"{percent(spread['std'])}, range {percent(spread['min'])}-{percent(spread['max'])} "
+                     "(the table shows sample 1)")
     return lines
 
 
@@ -257,14 +268,19 @@ def add_compare_arguments(parser):
                         help="missing/unmatched verdicts count wrong, missing predictions score 0 in TSCS")
 
 
-def run_compare(args):
+def _compared(args):
+    """(prediction files, record files, whether two judges of one prediction file are compared)."""
     records = args.ev2r or [None] * len(args.predictions)
     agreement = len(args.predictions) == 1 and len(records) == 2  # two judges' records of the same predictions
     if len(records) != len(args.predictions) and not agreement:
         raise ValueError(f"--ev2r was given {len(records)} times and --predictions {len(args.predictions)} times; "
                          "give one recorded judge file per prediction file, in the same order (or one prediction "
                          "file and two judges' record files, to compare the judges)")
-    predictions = args.predictions * 2 if agreement else args.predictions
+    return (args.predictions * 2 if agreement else args.predictions), records, agreement
+
+
+def run_compare(args):
+    predictions, records, agreement = _compared(args)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         scored = [files.file_stats(args.gold, path, ev2r_path) for path, ev2r_path in zip(predictions, records)]

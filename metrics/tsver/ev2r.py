@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 import re
+import statistics
 import sys
 import tempfile
 import time
@@ -577,14 +578,22 @@ def run_report(run, ev2r_aggregation):
         report["warnings"] = [f"{len(run.not_sent)} claim(s) were not sent to the judge, to stay within the judge "
                               f"budget (claims {listed(run.not_sent)}); Ev2R is over the judged claims only"]
     if run.samples:
-        f1s = [ev2r_aggregate([c for c in per_claim if isinstance(c, dict)], ev2r_aggregation)["f1"]
-               if any(isinstance(c, dict) for c in per_claim) else None for per_claim in [run.per_claim, *run.samples]]
-        known = [f for f in f1s if f is not None]
-        mean = sum(known) / len(known) if known else None
-        spread = (sum((f - mean) ** 2 for f in known) / (len(known) - 1)) ** 0.5 if len(known) > 1 else None
-        report["ev2r_judge_samples"] = {"k": len(f1s), "f1": f1s, "mean": mean, "std": spread,
-                                        "min": min(known, default=None), "max": max(known, default=None)}
+        report["ev2r_judge_samples"] = judge_sample_spread([run.per_claim, *run.samples], ev2r_aggregation)
     return report
+
+
+def judge_sample_spread(samples, aggregation="tsver"):
+    """How much the judge itself moves Ev²R: the F1 of each judge sample (per-claim lists as in
+    `JudgedClaims.per_claim`; None where a sample judged no claim), their mean, standard deviation
+    (n - 1), minimum and maximum."""
+    f1s = []
+    for per_claim in samples:
+        judged = [ev2r_counts(c) for c in per_claim if isinstance(c, dict)]  # a missing count is 0, as officially
+        f1s.append(ev2r_aggregate(judged, aggregation)["f1"] if judged else None)
+    known = [f for f in f1s if f is not None]
+    return {"k": len(f1s), "f1": f1s, "mean": statistics.fmean(known) if known else None,
+            "std": statistics.stdev(known) if len(known) > 1 else None, "min": min(known, default=None),
+            "max": max(known, default=None)}
 
 
 def plan(gold, predictions, judge, existing):

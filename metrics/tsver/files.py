@@ -70,24 +70,24 @@ def score(gold, predictions, judge=None, strict=False, ev2r_aggregation="tsver",
     official sum, see `scoring.file_ev2r`), or anything `ev2r.as_judge` takes. `judged`, a list,
     receives the `ev2r.JudgedClaims` (the records written by `--write-ev2r`)."""
     scoring.check_aggregation(ev2r_aggregation)  # before a judge is asked
-    per_claim_ev2r, name, run, file_records = None, "none", None, None
+    file_records = None
     if isinstance(judge, (str, os.PathLike)):
         lines = list(ev2r.iter_recorded(judge))
         file_records = [response for _, _, response in lines]
         judge = ev2r.RecordedJudge(ev2r.read_recorded(judge, lines))
-    if judge is not None:
-        run = ev2r.judge_claims(ev2r.as_judge(judge), ev2r.claims_to_judge(gold, predictions), len(gold))
-        per_claim_ev2r, name = run.per_claim, run.signature
-        if judged is not None:
-            judged.append(run)
-    result = scoring.score(gold, predictions, per_claim_ev2r, strict, ev2r_aggregation, name, per_claim, source)
-    if run is not None and run.not_sent and "n_ev2r_judged" not in result:  # the budget let nothing be sent
+    if judge is None:
+        return scoring.score(gold, predictions, None, strict, ev2r_aggregation, "none", per_claim, source)
+    run = ev2r.judge_claims(ev2r.as_judge(judge), ev2r.claims_to_judge(gold, predictions), len(gold))
+    if judged is not None:
+        judged.append(run)
+    result = scoring.score(gold, predictions, run.per_claim, strict, ev2r_aggregation, run.signature, per_claim,
+                           source)
+    if run.not_sent and "n_ev2r_judged" not in result:  # the budget let nothing be sent
         result.update({"ev2r_precision": None, "ev2r_recall": None, "ev2r_f1": None, "n_ev2r_judged": 0,
                        "n_ev2r_failed": 0, "ev2r_failures": []})
-    if run is not None:
-        extra = ev2r.run_report(run, ev2r_aggregation)
-        result["warnings"] += extra.pop("warnings", [])
-        result.update(extra)
+    extra = ev2r.run_report(run, ev2r_aggregation)
+    result["warnings"] += extra.pop("warnings", [])
+    result.update(extra)
     if file_records is not None and ev2r_aggregation == "tsver":
         result = scoring.file_ev2r(result, file_records)
     return result
@@ -95,16 +95,22 @@ def score(gold, predictions, judge=None, strict=False, ev2r_aggregation="tsver",
 
 def check_outputs(gold_path, predictions_path, write_ev2r=None, report=None, judge=None):
     """The output paths refused before anything is read or sent: one that is an input file (the store's
-    copy behind `official:`, too), the two outputs on one path, a record file in a missing folder."""
+    copy behind `official:`, too), the two outputs on one path, a record file in a missing folder or
+    without a judge to run."""
     inputs = [data.resolve("tsver", gold_path), predictions_path, judge]
     check_output(report, *inputs)
     check_output(write_ev2r, *inputs)
     if write_ev2r is not None and report is not None and os.path.abspath(write_ev2r) == os.path.abspath(report):
         raise ValueError(f"{write_ev2r}: given as both --write-ev2r and --per-claim; expected two different paths")
-    folder = os.path.dirname(os.path.abspath(write_ev2r)) if write_ev2r is not None else None
-    if folder is not None and not os.path.isdir(folder):
+    if write_ev2r is None:
+        return
+    folder = os.path.dirname(os.path.abspath(write_ev2r))
+    if not os.path.isdir(folder):
         raise ValueError(f"{write_ev2r}: the folder {folder} does not exist; expected a path in an existing folder "
                          "for the Ev2R records")
+    if judge is None or isinstance(judge, (str, os.PathLike)):
+        raise ValueError("writing Ev2R records (--write-ev2r) needs a judge that is run (--judge-url), not a "
+                         "recorded file")
 
 
 def _read(gold_path, predictions_path, write_ev2r):
@@ -116,7 +122,7 @@ def _read(gold_path, predictions_path, write_ev2r):
 
 def plan(gold_path, predictions_path, judge, write_ev2r=None):
     """`ev2r.plan` of the files (what a judge run would send), with the read warnings."""
-    check_outputs(gold_path, predictions_path, write_ev2r)
+    check_outputs(gold_path, predictions_path, write_ev2r, judge=judge)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TSVerWarning)
         gold, predictions, existing = _read(gold_path, predictions_path, write_ev2r)
@@ -131,9 +137,6 @@ def score_files(gold_path, predictions_path, judge=None, strict=False, ev2r_aggr
     `write_ev2r` (a path), the judge's records go there in the official format, and claims already
     recorded there are not sent again (a rerun resumes)."""
     check_outputs(gold_path, predictions_path, write_ev2r, report, judge)
-    if write_ev2r is not None and (judge is None or isinstance(judge, (str, os.PathLike))):
-        raise ValueError("writing Ev2R records (--write-ev2r) needs a judge that is run (--judge-url), not a "
-                         "recorded file")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TSVerWarning)
         gold, predictions, existing = _read(gold_path, predictions_path, write_ev2r)
@@ -150,11 +153,14 @@ def score_files(gold_path, predictions_path, judge=None, strict=False, ev2r_aggr
     if judged and judged[0].usage is not None:
         result["judge_usage"] = judged[0].usage
     if report is not None:
-        stats = result.pop("per_claim")
-        with open(report, "w", encoding="utf-8") as f:
-            json.dump({"gold": str(gold_path), "predictions": str(predictions_path), "signature": result["signature"],
-                       **scoring.official_report(gold, stats, strict)}, f, ensure_ascii=False, indent=1)
+        _write_report(report, gold_path, predictions_path, gold, result.pop("per_claim"), result["signature"], strict)
     return result
+
+
+def _write_report(report, gold_path, predictions_path, gold, stats, signature, strict):
+    with open(report, "w", encoding="utf-8") as f:
+        json.dump({"gold": str(gold_path), "predictions": str(predictions_path), "signature": signature,
+                   **scoring.official_report(gold, stats, strict)}, f, ensure_ascii=False, indent=1)
 
 
 def file_stats(gold_path, predictions_path, ev2r_path=None):

@@ -142,14 +142,26 @@ def _post(client, url, headers, body, deadline, cancelled):
         return answer.status_code, answer.headers, b"".join(chunks)
 
 
-def _check_settings(concurrency, max_retries, timeout, backoff):
+def _check_settings(concurrency, max_retries, timeout, backoff, samples=1):
     for name, value, ok, expected in (
+            ("samples", samples, is_number(samples, int) and samples >= 1, "an int >= 1"),
             ("concurrency", concurrency, is_number(concurrency, int) and concurrency >= 1, "an int >= 1"),
             ("max_retries", max_retries, is_number(max_retries, int) and max_retries >= 0, "an int >= 0"),
             ("timeout", timeout, is_number(timeout) and 0 < timeout < math.inf, "a number of seconds > 0"),
             ("backoff", backoff, is_number(backoff) and 0 <= backoff < math.inf, "a finite number of seconds >= 0")):
         if not ok:
             raise ValueError(f"OpenAIJudge: {name} must be {expected}, found {value!r}")
+
+
+def _check_options(model, cache_dir, budget, protocol, request):
+    if not isinstance(model, str) or not model.strip():
+        raise TypeError(f"OpenAIJudge: model must be a non-empty string, found {model!r}")
+    if cache_dir is not None and pathlib.Path(cache_dir).exists() and not pathlib.Path(cache_dir).is_dir():
+        raise ValueError(f"OpenAIJudge: cache_dir {str(cache_dir)!r} exists and is not a directory")
+    if budget is not None and not isinstance(budget, Budget):
+        raise TypeError(f"OpenAIJudge: budget must be a http_judge.Budget, found {type(budget).__name__}")
+    if protocol is not None and request:
+        raise TypeError(f"OpenAIJudge: pass protocol= or {', '.join(request)}=, not both")
 
 
 def _masked(url):
@@ -182,6 +194,20 @@ def _check_url(base_url):
 # What a run of the judge cost: summed from every reply's `usage`
 
 USAGE_FIELDS = ("prompt_tokens", "completion_tokens", "reasoning_tokens", "cached_tokens", "total_tokens")
+# Where each count sits in a chat-completions `usage` object.
+_USAGE_PATHS = {"prompt_tokens": ("prompt_tokens",), "completion_tokens": ("completion_tokens",),
+                "reasoning_tokens": ("completion_tokens_details", "reasoning_tokens"),
+                "cached_tokens": ("prompt_tokens_details", "cached_tokens"), "total_tokens": ("total_tokens",)}
+
+
+def _usage_count(usage, path):
+    value = usage
+    for key in path:
+        value = value.get(key) if isinstance(value, dict) else None
+    if value is not None and (not is_number(value, int) or value < 0):
+        raise ValueError(f"the judge's usage.{'.'.join(path)} is {shown(value)}; expected a whole number of "
+                         "tokens >= 0")
+    return value
 
 
 def read_usage(answer):
@@ -192,22 +218,10 @@ def read_usage(answer):
         return None
     if not isinstance(usage, dict):
         raise ValueError(f"the judge's usage is {type(usage).__name__}; expected an object of token counts")
-    details = {"reasoning_tokens": ("completion_tokens_details", "reasoning_tokens"),
-               "cached_tokens": ("prompt_tokens_details", "cached_tokens")}
-    counts = {}
-    for name in USAGE_FIELDS:
-        outer, inner = details.get(name, (None, name))
-        holder = usage.get(outer) if outer else usage
-        value = holder.get(inner) if isinstance(holder, dict) else None
-        if value is None:
-            continue
-        if not is_number(value, int) or value < 0:
-            raise ValueError(f"the judge's usage.{outer + '.' if outer else ''}{inner} is {shown(value)}; expected "
-                             "a whole number of tokens >= 0")
-        counts[name] = value
-    for name in ("prompt_tokens", "completion_tokens"):
-        if name not in counts:
-            raise ValueError(f"the judge's usage has no {name}; expected prompt_tokens and completion_tokens")
+    counts = {name: value for name, path in _USAGE_PATHS.items() if (value := _usage_count(usage, path)) is not None}
+    missing = [name for name in ("prompt_tokens", "completion_tokens") if name not in counts]
+    if missing:
+        raise ValueError(f"the judge's usage has no {missing[0]}; expected prompt_tokens and completion_tokens")
     counts.setdefault("total_tokens", counts["prompt_tokens"] + counts["completion_tokens"])
     return counts
 
@@ -287,17 +301,9 @@ class OpenAIJudge:
                  protocol=None, samples=1, budget=None, progress=True, backoff=1.0, **request):
         if httpx is None:
             raise ValueError('the HTTP Ev2R judge needs httpx: pip install "benchscore[judge]" (or pip install httpx)')
-        _check_settings(concurrency=concurrency, max_retries=max_retries, timeout=timeout, backoff=backoff)
-        if not is_number(samples, int) or samples < 1:
-            raise ValueError(f"OpenAIJudge: samples must be an int >= 1, found {samples!r}")
-        if not isinstance(model, str) or not model.strip():
-            raise TypeError(f"OpenAIJudge: model must be a non-empty string, found {model!r}")
-        if cache_dir is not None and pathlib.Path(cache_dir).exists() and not pathlib.Path(cache_dir).is_dir():
-            raise ValueError(f"OpenAIJudge: cache_dir {str(cache_dir)!r} exists and is not a directory")
-        if budget is not None and not isinstance(budget, Budget):
-            raise TypeError(f"OpenAIJudge: budget must be a judges.Budget, found {type(budget).__name__}")
-        if protocol is not None and request:
-            raise TypeError(f"OpenAIJudge: pass protocol= or {', '.join(request)}=, not both")
+        _check_settings(concurrency=concurrency, max_retries=max_retries, timeout=timeout, backoff=backoff,
+                        samples=samples)
+        _check_options(model, cache_dir, budget, protocol, request)
         self.protocol = protocol if protocol is not None else Protocol(**request)  # TypeError for a foreign name
         self.url = _check_url(base_url).rstrip("/") + "/chat/completions"
         self.shown_url = _masked(self.url)  # the URL as shown in messages: user:password@ hidden

@@ -219,15 +219,19 @@ def _expression(node: ast.expr, text: str) -> str:
     if isinstance(node, ast.Name):
         return f"the name `{node.id}`"
     if isinstance(node, ast.Call):
-        func = node.func
-        if isinstance(func, ast.Attribute):
-            return f"a call of `.{func.attr}(...)`"
-        if isinstance(func, ast.Name):
-            return f"a call of `{func.id}(...)`"
-        return f"a call {_snippet(text, node)}"
+        return _call_words(node, text)
     if isinstance(node, ast.Starred):
         return "a starred argument"
     return f"an expression {_snippet(text, node)}"
+
+
+def _call_words(node: ast.Call, text: str) -> str:
+    func = node.func
+    if isinstance(func, ast.Attribute):
+        return f"a call of `.{func.attr}(...)`"
+    if isinstance(func, ast.Name):
+        return f"a call of `{func.id}(...)`"
+    return f"a call {_snippet(text, node)}"
 
 
 def _check_fields(path: str, line: int, template: str) -> None:
@@ -239,20 +243,23 @@ def _check_fields(path: str, line: int, template: str) -> None:
         raise at_line(path, line, f"found a {TEMPLATE_NAME} that str.format refuses ({err}); expected the "
                                   f"fields {_FIELDS_TEXT} and doubled braces elsewhere") from None
     for _literal, field, spec, conversion in parsed:
-        if field is None:
-            continue
-        if field not in TEMPLATE_FIELDS:
-            raise at_line(path, line, f"found the field {shown('{' + field + '}')} in {TEMPLATE_NAME}; expected only "
-                                      f"{_FIELDS_TEXT}")
-        if spec or conversion:
-            written = "{" + field + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
-            raise at_line(path, line, f"found the field {shown(written)} in {TEMPLATE_NAME}, with a conversion or "
-                                      f"format spec; expected the plain field {{{field}}}")
-        seen.add(field)
+        if field is not None:
+            _check_field(path, line, field, spec, conversion)
+            seen.add(field)
     missing = [f for f in TEMPLATE_FIELDS if f not in seen]
     if missing:
         raise at_line(path, line, f"found no field {{{missing[0]}}} in {TEMPLATE_NAME}; expected each of "
                                   f"{_FIELDS_TEXT}")
+
+
+def _check_field(path: str, line: int, field: str, spec: str, conversion: str | None) -> None:
+    if field not in TEMPLATE_FIELDS:
+        raise at_line(path, line, f"found the field {shown('{' + field + '}')} in {TEMPLATE_NAME}; expected only "
+                                  f"{_FIELDS_TEXT}")
+    if spec or conversion:
+        written = "{" + field + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
+        raise at_line(path, line, f"found the field {shown(written)} in {TEMPLATE_NAME}, with a conversion or "
+                                  f"format spec; expected the plain field {{{field}}}")
 
 
 @functools.lru_cache(maxsize=8)

@@ -7,6 +7,7 @@ and p-values come from resampling (`benchscore.core.resampling`).
 """
 
 import functools
+from collections import Counter
 
 import numpy as np
 
@@ -131,17 +132,18 @@ def judge_agreement(stats_a, stats_b):
     """How far two judges' Ev²R records of the same claims agree, count by count: over the claims both
     judged, the share with the same count, the mean absolute difference and Pearson's r (None when a
     side is constant). "Is my cheaper judge a valid substitute?" also needs the paired Ev²R test."""
+    judged = Counter((a.ev2r is not None, b.ev2r is not None) for a, b in zip(stats_a, stats_b))
     both = [(a.ev2r, b.ev2r) for a, b in zip(stats_a, stats_b) if a.ev2r is not None and b.ev2r is not None]
-    only = [sum(x.ev2r is not None and y.ev2r is None for x, y in pairs) for pairs in
-            (zip(stats_a, stats_b), zip(stats_b, stats_a))]
-    counts = {}
-    for key in EV2R_KEYS:
-        xs, ys = [a[key] for a, _ in both], [b[key] for _, b in both]
-        counts[key] = {"exact": sum(x == y for x, y in zip(xs, ys)) / len(both) if both else None,
-                       "mean_abs_diff": sum(abs(x - y) for x, y in zip(xs, ys)) / len(both) if both else None,
-                       "pearson": _pearson(xs, ys)}
-    return {"n_judged_by_both": len(both), "n_judged_by_a_only": only[0], "n_judged_by_b_only": only[1],
-            "counts": counts}
+    return {"n_judged_by_both": len(both), "n_judged_by_a_only": judged[True, False],
+            "n_judged_by_b_only": judged[False, True],
+            "counts": {key: _agreement([a[key] for a, _ in both], [b[key] for _, b in both]) for key in EV2R_KEYS}}
+
+
+def _agreement(xs, ys):
+    if not xs:
+        return {"exact": None, "mean_abs_diff": None, "pearson": None}
+    return {"exact": sum(x == y for x, y in zip(xs, ys)) / len(xs),
+            "mean_abs_diff": sum(abs(x - y) for x, y in zip(xs, ys)) / len(xs), "pearson": _pearson(xs, ys)}
 
 
 def _pearson(xs, ys):
