@@ -264,3 +264,13 @@ def test_tempbench_says_how_many_evidence_lines_it_did_not_score(apps):
     table, _, signature, _ = apps["tempbench_trp"].score_text(open(questions, encoding="utf-8").read(), text)
     assert table.values.tolist()[-1] == ["evidence lines not scored (id not among the questions)", 1, "", "", "", ""]
     assert signature == "tempbench_trp|version:1.0.0|benchscore:0.1.0|space:label|top_k:none|dedup:no|subset:all"
+
+
+def test_tsver_notes_name_the_claims_left_out_of_ev2r(apps):
+    """The claims the official rules leave out of Ev²R (here: no record in the uploaded judge file) are
+    named in the Space's notes, with their number and why, as on the command line."""
+    gold, predictions = example_paths("tsver")
+    output = apps["tsver"].score_files(gold, predictions, str(browser.METRICS / "tsver" / "examples" / "ev2r.jsonl"))
+    notes = output[-1]
+    assert "Ev2R over 3 of 5 claims: 2 left out for want of a usable judge record" in notes
+    assert "(claims 5, 6; first failure: no recorded Ev2R record" in notes

@@ -259,3 +259,27 @@ def test_offline_without_the_template_one_line_names_the_fetch_command(monkeypat
         assert server.requests == []
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "`benchscore data fetch tsver`" in err[0]
+
+
+def test_the_evaluate_module_with_the_default_judge_gives_the_cli_number(store, capsys):
+    """`ev2r_judge=http_judge.OpenAIJudge(url)` in `compute` is the official protocol too: the same
+    requests as the CLI, and the same Ev²R and signature."""
+    from conftest import load_metric
+
+    from benchscore.tsver import http_judge, loader
+
+    gold, predictions = (str(shared_path("data", "tsver", name)) for name in
+                         ("tsver_dev.jsonl", "predictions/pred_dev_gold.jsonl"))
+    with FakeJudgeServer() as server:
+        server.responder = reply_for
+        assert ours(server.base_url, gold, predictions, "--no-judge-cache") == 0
+        cli = json.loads(capsys.readouterr().out)
+        sent = bodies(server)
+        references = loader.gold_dataset(gold).select_columns(["claim", "verdict", "justifications", "time_series"])
+        aligned = loader.predictions_dataset(predictions, gold)
+        judge = http_judge.OpenAIJudge(server.base_url, api_key_env=None, cache_dir=None, progress=False)
+        result = load_metric("tsver").compute(predictions=list(aligned), references=list(references), ev2r_judge=judge)
+        assert bodies(server) == sent + sent  # the same bodies again, each once more
+    assert {k: result[k] for k in ("ev2r_precision", "ev2r_recall", "ev2r_f1", "n_ev2r_judged", "n_ev2r_failed")} \
+        == {k: cli[k] for k in ("ev2r_precision", "ev2r_recall", "ev2r_f1", "n_ev2r_judged", "n_ev2r_failed")}
+    assert result["signature"] == cli["signature"]
