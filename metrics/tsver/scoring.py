@@ -551,8 +551,6 @@ def score(gold, predictions, ev2r=None, strict=False, ev2r_aggregation="tsver", 
     return result
 
 
-
-
 def _tscs_report(s, in_tscs):
     if not in_tscs:
         return None
