@@ -309,10 +309,6 @@ class Protocol:
         if self.temperature is not None:  # 0 and 0.0 send, sign and cache alike
             object.__setattr__(self, "temperature", float(self.temperature))
 
-    @property
-    def official(self):
-        return self == Protocol()
-
     def message(self, claim, reference, prediction):
         if self.prompt == "tsver":
             return official_prompt(claim, reference, prediction)
@@ -343,7 +339,8 @@ class Protocol:
         return record
 
     def describe(self, attempts=OFFICIAL_ATTEMPTS, samples=1):
-        """The signature's part: `protocol=tsver-official`, or each way it differs from the official one."""
+        """The signature's part: `protocol=tsver-official` (the defaults, the official pipeline's), or
+        `protocol=custom` and each way it differs from the official one."""
         parts = [] if self.prompt == "tsver" else [f"prompt={PROMPT_VERSION}"]
         parts += [f"temperature={self.temperature}"] if self.temperature is not None else []
         parts += [f"seed={self.seed}"] if self.seed is not None else []
