@@ -11,6 +11,7 @@ import json
 import os
 import re
 import stat
+import tempfile
 
 MAX_LINE_BYTES = 64 << 20  # one line of any input file: 64 MiB
 MAX_DEPTH = 64  # JSON nesting: our deepest format (TSVer judge replies) needs 4
@@ -57,6 +58,15 @@ def decode(raw, path, line=1, expected="a UTF-8 text file"):
         column = err.start - raw.rfind(b"\n", 0, err.start)
         raise at_line(path, line, f"byte {raw[err.start]:#04x} at column {column} is not UTF-8; "
                                   f"expected {expected}") from None
+
+
+def write_atomically(path, text):
+    """Writes `text` (UTF-8) to a temporary file beside `path`, then renames it into place, so that a
+    concurrent reader or a killed run never sees half a file and a failed write leaves the old one."""
+    folder = os.path.dirname(os.path.abspath(path))
+    with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=folder, delete=False, suffix=".tmp") as out:
+        out.write(text)
+    os.replace(out.name, path)
 
 
 def check_output(output, *inputs):

@@ -21,12 +21,11 @@ import os
 import re
 import statistics
 import sys
-import tempfile
 import time
 import warnings
 from collections.abc import Mapping
 
-from benchscore.core.readers import iter_jsonl, parse_json
+from benchscore.core.readers import iter_jsonl, parse_json, write_atomically
 from benchscore.tsver.prompt_template import official_prompt
 from benchscore.tsver.scoring import EV2R_KEYS, TSVerWarning, defaulted_keys, ev2r_aggregate, ev2r_counts, listed
 
@@ -88,10 +87,7 @@ def validate_counts(response, where="judge output"):
     missing = defaulted_keys(response)
     if missing:
         raise JudgeError(f"{where}: missing key {missing[0]!r} (expected the keys {list(EV2R_KEYS)})")
-    try:
-        return ev2r_counts(dict(response) if isinstance(response, Mapping) else response, where)
-    except (TypeError, ValueError) as err:
-        raise JudgeError(str(err)) from None
+    return record_counts(response, where)
 
 
 # The official record file: {"Claim", "ev2r_response"} JSONL, what compute_metrics.py --ev2r reads
@@ -149,10 +145,7 @@ def write_records(path, gold, existing, run):
     lines = [{"Claim": claim, "ev2r_response": record} for claim, record in existing.items()]
     lines += [{"Claim": gold[i]["Claim"], "ev2r_response": record} for i, record in sorted(run.records.items())
               if gold[i]["Claim"] not in existing]
-    folder = os.path.dirname(os.path.abspath(path))
-    with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=folder, delete=False, suffix=".tmp") as out:
-        out.writelines(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
-    os.replace(out.name, path)
+    write_atomically(path, "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines))
     return [line["ev2r_response"] for line in lines]
 
 

@@ -93,11 +93,11 @@ def score(gold, predictions, judge=None, strict=False, ev2r_aggregation="tsver",
     return result
 
 
-def check_outputs(gold_path, predictions_path, write_ev2r=None, report=None, judge=None):
-    """The output paths refused before anything is read or sent: one that is an input file (the store's
-    copy behind `official:`, too), the two outputs on one path, a record file in a missing folder or
-    without a judge to run."""
-    inputs = [data.resolve("tsver", gold_path), predictions_path, judge]
+def check_outputs(gold_file, predictions_path, write_ev2r=None, report=None, judge=None):
+    """The output paths refused before anything is read or sent: one that is an input file (`gold_file`
+    is the resolved gold path: the store's copy behind `official:`), the two outputs on one path, a
+    record file in a missing folder or without a judge to run."""
+    inputs = [gold_file, predictions_path, judge]
     check_output(report, *inputs)
     check_output(write_ev2r, *inputs)
     if write_ev2r is not None and report is not None and os.path.abspath(write_ev2r) == os.path.abspath(report):
@@ -122,10 +122,11 @@ def _read(gold_path, predictions_path, write_ev2r):
 
 def plan(gold_path, predictions_path, judge, write_ev2r=None):
     """`ev2r.plan` of the files (what a judge run would send), with the read warnings."""
-    check_outputs(gold_path, predictions_path, write_ev2r, judge=judge)
+    gold_file = data.resolve("tsver", gold_path)  # once: resolving checks the store copy's sha256
+    check_outputs(gold_file, predictions_path, write_ev2r, judge=judge)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TSVerWarning)
-        gold, predictions, existing = _read(gold_path, predictions_path, write_ev2r)
+        gold, predictions, existing = _read(gold_file, predictions_path, write_ev2r)
     return {**ev2r.plan(gold, predictions, judge, existing),
             "warnings": [str(w.message) for w in caught if issubclass(w.category, TSVerWarning)]}
 
@@ -136,10 +137,11 @@ def score_files(gold_path, predictions_path, judge=None, strict=False, ev2r_aggr
     prints it. With `report` (a path), also writes `scoring.official_report` there as JSON. With
     `write_ev2r` (a path), the judge's records go there in the official format, and claims already
     recorded there are not sent again (a rerun resumes)."""
-    check_outputs(gold_path, predictions_path, write_ev2r, report, judge)
+    gold_file = data.resolve("tsver", gold_path)  # once: resolving checks the store copy's sha256
+    check_outputs(gold_file, predictions_path, write_ev2r, report, judge)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TSVerWarning)
-        gold, predictions, existing = _read(gold_path, predictions_path, write_ev2r)
+        gold, predictions, existing = _read(gold_file, predictions_path, write_ev2r)
         if write_ev2r is not None:
             judge = ev2r.ResumingJudge(ev2r.as_judge(judge), existing)
         judged = []

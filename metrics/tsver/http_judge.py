@@ -18,12 +18,11 @@ import os
 import pathlib
 import re
 import stat
-import tempfile
 import threading
 import time
 import urllib.parse
 
-from benchscore.core.readers import decode, parse_json, shown
+from benchscore.core.readers import decode, parse_json, shown, write_atomically
 from benchscore.tsver.ev2r import (
     OFFICIAL_ATTEMPTS,
     OFFICIAL_MODEL,
@@ -373,7 +372,7 @@ class OpenAIJudge:
                             attempt, self.max_retries + 1, failure, delay)
                 time.sleep(delay)
             self._check_down()
-            if attempt and self.budget is not None and self._spent + self._retry_cost(body) > self.budget.limit:
+            if attempt and self.budget is not None and self._spent + self._estimate(body["messages"][0]["content"]) > self.budget.limit:
                 raise JudgeError(f"Ev2R judge not asked again: a retry could pass the judge budget of "
                                  f"{self.budget.limit:g} {self.budget.unit} (after: {failure})")
             try:
@@ -471,21 +470,18 @@ class OpenAIJudge:
         return self._spent
 
     def cost_of(self, claim, reference, prediction, sample=0):
-        """What judging one claim is assumed to cost, in the budget's unit (0 when the cache answers it):
-        its prompt at the most tokens per character seen so far, plus a tenth (no tokenizer is exact),
-        and the longest completion seen so far; before any answer, half a token a character (twice a
-        typical rate) and a completion as long as the prompt."""
+        """What judging one claim is assumed to cost, in the budget's unit: 0 when the cache answers it,
+        else `_estimate` of its prompt."""
         if self.cached(claim, reference, prediction, sample):
             return 0.0
-        characters = len(self.protocol.message(claim, reference, prediction))
-        prompt = math.ceil(characters * 1.1 * self._per_character) if self._per_character else characters / 2
-        completion = self._completion if self._completion is not None else prompt
-        return self.budget.cost({"prompt_tokens": prompt, "completion_tokens": completion,
-                                 "total_tokens": prompt + completion})
+        return self._estimate(self.protocol.message(claim, reference, prediction))
 
-    def _retry_cost(self, body):
-        content = body["messages"][0]["content"]
-        prompt = len(content) * 1.1 * (self._per_character or 0.5)
+    def _estimate(self, prompt_text):
+        """What one request with this prompt is assumed to cost: the prompt at the most tokens per
+        character seen so far (before any answer, half a token a character: twice a typical rate),
+        plus a tenth (no tokenizer is exact), and the longest completion seen so far (before any
+        answer, as long as the prompt)."""
+        prompt = math.ceil(len(prompt_text) * 1.1 * (self._per_character or 0.5))
         completion = self._completion if self._completion is not None else prompt
         return self.budget.cost({"prompt_tokens": prompt, "completion_tokens": completion,
                                  "total_tokens": prompt + completion})
@@ -584,10 +580,7 @@ class OpenAIJudge:
         if len(text.encode("utf-8")) > MAX_CACHE_BYTES:
             logger.info("Ev2R judge: reply not cached (its entry is over %d MiB)", MAX_CACHE_BYTES >> 20)
             return
-        # Write then rename, so a concurrent reader or a killed run never sees half a file.
-        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, delete=False, suffix=".tmp") as out:
-            out.write(text)
-        os.replace(out.name, path)
+        write_atomically(path, text)
 
 
 def _read_regular(path):

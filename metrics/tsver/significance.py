@@ -7,6 +7,7 @@ and p-values come from resampling (`benchscore.core.resampling`).
 """
 
 import functools
+import statistics
 from collections import Counter
 
 import numpy as np
@@ -147,9 +148,7 @@ def _agreement(xs, ys):
 
 
 def _pearson(xs, ys):
-    if len(xs) < 2:
+    try:
+        return statistics.correlation(xs, ys)
+    except statistics.StatisticsError:  # fewer than two claims, or a side that is constant
         return None
-    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
-    sxx, syy = sum((x - mx) ** 2 for x in xs), sum((y - my) ** 2 for y in ys)
-    return sxy / (sxx * syy) ** 0.5 if sxx and syy else None
