@@ -46,26 +46,24 @@ def test_unscorable_triples_are_left_out_and_counted():
     references = ["S | p | a a a"]
     kept, dropped = tasks.scorable_triples(references, ["S | p | a x a", "S | p | a"])
     assert (kept, dropped) == (["S | p | a"], 1)
-    item = tasks.webnlg_item({"row": 0, "references": references}, "S | p | a x a\nS | p | a\nnonsense")
-    assert item["candidates"] == ["S | p | a"] and item["unparseable_lines"] == 1 and item["unscorable_triples"] == 1
+    values = tasks.webnlg_values({"row": 0, "references": references}, "S | p | a x a\nS | p | a\nnonsense")
+    assert values["triple_f1"] == {"references": ["s | p | a a a"], "candidates": ["s | p | a"], "both": []}
+    assert values["unparseable_lines_per_entry"] == 1 and values["unscorable_triples_per_entry"] == 1
+    assert set(values) == {*tasks.WEBNLG_METRICS, *tasks.WEBNLG_PER_ENTRY}
 
 
 def test_webnlg_aggregations_equal_the_cli_on_a_recorded_submission(tmp_path):
-    """The harness aggregations, fed one recorded submission's triples in any order, give exactly
-    `benchscore webnlg`'s numbers on the files."""
+    """The harness aggregations, fed the per-document values of one recorded submission in any
+    order, give exactly `benchscore webnlg`'s numbers on the files."""
     reference = shared_path("data", "webnlg", "subsets", "first100", "ref_en.xml")
     candidate = shared_path("data", "webnlg", "subsets", "first100", "cand_en_bt5.xml")
     refs, cands = read_references(reference), read_candidates(candidate)
-    items = [{"row": i, "references": r["triples"], "candidates": c["triples"], "unparseable_lines": 0,
-              "unscorable_triples": 0} for i, (r, c) in enumerate(zip(refs, cands))]
-    items.reverse()  # a harness may gather documents out of order
+    values = [tasks.webnlg_values({"references": r["triples"]}, "\n".join(c["triples"])) for r, c in zip(refs, cands)]
+    values.reverse()  # a harness may gather documents out of order
     expected = score_files(str(reference), str(candidate))
-    assert tasks.webnlg_strict_f1(items) == expected["Total_scores"]["Strict"]["F1"]
-    assert tasks.webnlg_exact_f1(items) == expected["Total_scores"]["Exact"]["F1"]
-    assert tasks.webnlg_partial_f1(items) == expected["Total_scores"]["Partial"]["F1"]
-    assert tasks.webnlg_ent_type_f1(items) == expected["Total_scores"]["Ent_type"]["F1"]
-    assert tasks.webnlg_triple_f1(items) == expected["Exact_match"]["F1"]
-    assert 0.005 < tasks.webnlg_strict_f1_stderr(items) < 0.1 and 0.005 < tasks.webnlg_partial_f1_stderr(items) < 0.1
+    for name, scheme in tasks.WEBNLG_F1_SCHEMES.items():
+        assert tasks.WEBNLG_METRICS[name]([v[name] for v in values]) == expected["Total_scores"][scheme]["F1"], name
+    assert tasks.webnlg_triple_f1([v["triple_f1"] for v in values]) == expected["Exact_match"]["F1"]
 
 
 def test_webnlg_documents_are_the_entries_with_their_one_lexicalisation():
@@ -77,27 +75,32 @@ def test_webnlg_documents_are_the_entries_with_their_one_lexicalisation():
     assert tasks.webnlg_dataset("ru", str(folder))["test"].num_rows == 1206
 
 
-# ------------------------------------------------------------------------------- MC-TACO grouping
-def _items(rows, predictions):
-    counts = {}
-    for row in rows:
-        key = question_key(row["sentence"], row["question"])
-        counts[key] = counts.get(key, 0) + 1
-    return [{"row": i, "question_key": question_key(r["sentence"], r["question"]),
-             "n_candidates": counts[question_key(r["sentence"], r["question"])],
-             "prediction": p, "label": r["label"]} for i, (r, p) in enumerate(zip(rows, predictions))]
+# ------------------------------------------------------------------------------- MC-TACO questions
+def _loglikelihoods(predictions):
+    """(loglikelihood(" no"), loglikelihood(" yes")) pairs that a model answering `predictions` gives."""
+    return [(-1.0, -0.5) if p == "yes" else (-0.5, -1.0) for p in predictions]
 
 
-def test_mctaco_aggregations_equal_the_official_numbers_on_bert():
+def _question_results(data, predictions):
+    """Each question document's values, from row-level predictions (the file's rows in order)."""
+    return [tasks.mctaco_question_result(doc, _loglikelihoods([predictions[row] for row in doc["rows"]])) for doc in data]
+
+
+def _mean(values):
+    return sum(values) / len(values)  # lm-eval's `mean`
+
+
+def test_mctaco_question_means_are_the_official_numbers_on_bert():
     folder = shared_path("data", "mctaco")
-    rows = read_tsv(folder / "test_9442.tsv")
+    data = tasks.mctaco_dataset(str(folder))["test"]
     predictions = (folder / "baseline_outputs" / "bert.norm.output.txt").read_text(encoding="utf-8").split()
-    items = _items(rows, predictions)[::-1]  # order must not matter
+    results = _question_results(data, predictions)
     expected = mctaco_score_files(folder / "test_9442.tsv", folder / "baseline_outputs" / "bert.norm.output.txt")
-    assert (tasks.mctaco_em(items), tasks.mctaco_f1(items)) == (expected["em"], expected["f1"]) == (
+    assert len(results) == expected["n_questions"] == 1332
+    assert (_mean([r["em"] for r in results]), _mean([r["f1"] for r in results])) == (expected["em"], expected["f1"]) == (
         0.4271771771771772, 0.6993028476901907)
-    assert tasks.mctaco_n_questions(items) == 1332 and tasks.mctaco_partial_questions(items) == 0
-    assert 0.01 < tasks.mctaco_em_stderr(items) < 0.02 and 0.005 < tasks.mctaco_f1_stderr(items) < 0.015
+    # candidate_acc: the mean over questions of the share of each question's candidates answered right
+    assert round(100 * _mean([r["candidate_acc"] for r in results]), 2) == 81.16  # lm-eval pooled: 81.15
 
 
 def test_bert_table_lm_eval_metrics_against_official():
@@ -115,53 +118,67 @@ def test_bert_table_lm_eval_metrics_against_official():
     assert [round(100 * x, 2) for x in (acc, pooled_f1, official["em"], official["f1"])] == [81.15, 72.30, 42.72, 69.93]
 
 
-def test_mctaco_questions_cut_by_limit_are_left_out():
-    all_rows = read_tsv(shared_path("data", "mctaco", "test_9442.tsv"))
-    predictions = ["yes" if i % 3 else "no" for i in range(len(all_rows))]
-    items = _items(all_rows, predictions)[:24]  # the first 24 documents: questions of 13, 5, 2 and 6 (cut) rows
-    whole = all_rows[:20]
-    expected = mctaco_score(predictions[:20], [r["label"] for r in whole], [question_key(r["sentence"], r["question"]) for r in whole])
-    assert tasks.mctaco_em(items) == expected["em"] and tasks.mctaco_f1(items) == expected["f1"]
-    assert tasks.mctaco_n_questions(items) == 3 and tasks.mctaco_partial_questions(items) == 1
-    with pytest.raises(ValueError, match="no whole MC-TACO question"):
-        tasks.mctaco_em(items[:5])
-    with pytest.raises(ValueError, match="evaluated twice"):
-        tasks.mctaco_em(items + items[:1])
+def test_mctaco_documents_are_whole_questions_in_file_order():
+    folder = shared_path("data", "mctaco")
+    data = tasks.mctaco_dataset(str(folder))
+    assert {name: split.num_rows for name, split in data.items()} == {"validation": 561, "test": 1332}
+    rows = read_tsv(folder / "test_9442.tsv")
+    test = data["test"]
+    assert [row for doc in test for row in doc["rows"]] == list(range(9442))  # every row once, in file order
+    doc = test[0]
+    assert doc["rows"] == list(range(13)) and doc["labels"] == [int(r["label"] == "yes") for r in rows[:13]]
+    assert doc["question_key"] == question_key(rows[0]["sentence"], rows[0]["question"])
+    # Each candidate's context is lm-eval's mc_taco prompt of its row.
+    contexts = tasks.mctaco_candidate_contexts(doc, tasks.mctaco_question_text(doc))
+    assert contexts == [tasks.MCTACO_PROMPT.format(**row) for row in rows[:13]]
+    assert contexts[0] == ("Durer's father died in 1502, and his mother died in 1513.\nQuestion: How long was his mother ill?\n"
+                           "Answer: she was ill for 30 seconds\nPlausible:")
 
 
-MCTACO_DOC = {"row": 7, "question_key": "k", "n_candidates": 1, "label": 1}
+MCTACO_DOC = {"question_key": "k", "answers": ["a", "b"], "labels": [1, 0], "rows": [7, 8]}
+
+
+def test_mctaco_question_result_is_the_questions_official_em_and_f1():
+    assert tasks.mctaco_question_result(MCTACO_DOC, [(-2.0, -1.0), (-1.0, -2.0)]) == {
+        "em": 1.0, "f1": 1.0, "candidate_acc": 1.0}
+    assert tasks.mctaco_question_result(MCTACO_DOC, [(-2.0, -1.0), (-2.0, -1.0)]) == {
+        "em": 0.0, "f1": 2 * 0.5 * 1.0 / 1.5, "candidate_acc": 0.5}
+
+
+def test_mctaco_question_result_wants_one_pair_per_candidate():
+    with pytest.raises(ValueError, match=r"^question 'k' has 2 candidates but 3 pairs of log-likelihoods; "
+                                         r"expected one \(no, yes\) pair per candidate$"):
+        tasks.mctaco_question_result(MCTACO_DOC, [(-1.0, -2.0)] * 3)
 
 
 @pytest.mark.parametrize("no, yes, choice", [(float("nan"), -1.0, "no"), (-1.0, float("nan"), "yes"),
                                              (float("nan"), float("nan"), "no")])
-def test_mctaco_item_refuses_nan_loglikelihoods(no, yes, choice):
+def test_mctaco_question_result_refuses_nan_loglikelihoods(no, yes, choice):
     """lm-eval's argmax would read a NaN as "no" (or LightEval's as anything): a silent answer."""
-    with pytest.raises(ValueError, match=rf"^example 7 \(mc_taco_official document\): the log-likelihood of "
+    with pytest.raises(ValueError, match=rf"^example 8 \(mc_taco_official candidate row\): the log-likelihood of "
                                          rf"'{choice}' is nan; expected a number, not NaN"):
-        tasks.mctaco_item(MCTACO_DOC, no, yes)
+        tasks.mctaco_question_result(MCTACO_DOC, [(-1.0, -2.0), (no, yes)])
 
 
 @pytest.mark.parametrize("value", ["-1.0", None, True])
-def test_mctaco_item_refuses_loglikelihoods_that_are_not_numbers(value):
-    with pytest.raises(TypeError, match=r"^example 7 \(mc_taco_official document\): the log-likelihood of 'yes'"):
-        tasks.mctaco_item(MCTACO_DOC, -1.0, value)
+def test_mctaco_question_result_refuses_loglikelihoods_that_are_not_numbers(value):
+    with pytest.raises(TypeError, match=r"^example 7 \(mc_taco_official candidate row\): the log-likelihood of 'yes'"):
+        tasks.mctaco_question_result(MCTACO_DOC, [(-1.0, value), (-1.0, -2.0)])
 
 
-def test_mctaco_item_takes_numpy_floats_and_minus_infinity():
+@pytest.mark.parametrize("no, yes, choice", [(10**400, 0, "no"), (-1.0, -(10**400), "yes")])
+def test_mctaco_question_result_refuses_integers_too_large_for_a_float(no, yes, choice):
+    with pytest.raises(ValueError, match=rf"^example 7 \(mc_taco_official candidate row\): the log-likelihood of "
+                                         rf"'{choice}' is .*; expected a log-likelihood within float range"):
+        tasks.mctaco_question_result(MCTACO_DOC, [(no, yes), (-1.0, -2.0)])
+
+
+def test_mctaco_question_result_takes_numpy_floats_and_minus_infinity():
     import numpy as np
 
-    assert tasks.mctaco_item(MCTACO_DOC, float("-inf"), np.float32(-3.0))["prediction"] == "yes"
-    assert tasks.mctaco_item(MCTACO_DOC, np.float64(-1.0), -1)["prediction"] == "no"  # a tie is "no", as lm-eval
-
-
-def test_mctaco_documents_are_lm_evals():
-    data = tasks.mctaco_dataset(str(shared_path("data", "mctaco")))
-    assert {name: split.num_rows for name, split in data.items()} == {"validation": 3783, "test": 9442}
-    doc = data["test"][0]
-    assert tasks.mctaco_doc_to_text(doc) == (
-        "Durer's father died in 1502, and his mother died in 1513.\nQuestion: How long was his mother ill?\n"
-        "Answer: she was ill for 30 seconds\nPlausible:")
-    assert doc["label"] == 0 and doc["n_candidates"] == 13 and doc["row"] == 0
+    one = {"question_key": "k", "answers": ["a"], "labels": [1], "rows": [0]}
+    assert tasks.mctaco_question_result(one, [(float("-inf"), np.float32(-3.0))])["em"] == 1.0
+    assert tasks.mctaco_question_result(one, [(np.float64(-1.0), -1)])["em"] == 0.0  # a tie is "no", as lm-eval
 
 
 # ------------------------------------------------------------------------------- files and CLI
@@ -188,25 +205,17 @@ def test_lm_eval_path_command():
 
 # ------------------------------------------------------------------------------- re-audit (issue 12)
 @pytest.mark.parametrize("call", [lambda: tasks.parse_triples(None),
-                                  lambda: tasks.webnlg_item({"row": 0, "references": ["a | b | c"]}, None)])
+                                  lambda: tasks.webnlg_values({"row": 0, "references": ["a | b | c"]}, None)])
 def test_a_generation_that_is_none_is_a_type_error(call):
     with pytest.raises(TypeError, match=r"^the generation is None; expected a string$"):
         call()
 
 
-@pytest.mark.parametrize("metric", [tasks.mctaco_em, tasks.mctaco_f1, tasks.mctaco_em_stderr, tasks.mctaco_f1_stderr,
-                                    tasks.mctaco_n_questions, tasks.mctaco_partial_questions])
-def test_mctaco_aggregations_name_an_item_without_question_key(metric):
-    good = tasks.mctaco_item(MCTACO_DOC, -1.0, -0.5)
-    bad = {key: value for key, value in good.items() if key != "question_key"}
-    with pytest.raises(ValueError, match=r"^item 1 \(keys .*\) has no question_key; expected the dict mctaco_item"):
-        metric([good, bad])
-    with pytest.raises(TypeError, match=r"^item 0 is 1 \(int\); expected a dict from mctaco_item"):
-        metric([1])
-
-
-@pytest.mark.parametrize("no, yes, choice", [(10**400, 0, "no"), (-1.0, -(10**400), "yes")])
-def test_mctaco_item_refuses_integers_too_large_for_a_float(no, yes, choice):
-    with pytest.raises(ValueError, match=rf"^example 7 \(mc_taco_official document\): the log-likelihood of "
-                                         rf"'{choice}' is .*; expected a log-likelihood within float range"):
-        tasks.mctaco_item(MCTACO_DOC, no, yes)
+@pytest.mark.parametrize("name", list(tasks.WEBNLG_METRICS))
+def test_webnlg_aggregations_name_a_value_that_is_not_webnlg_values(name):
+    good = tasks.webnlg_values({"references": ["a | b | c"]}, "a | b | c")[name]
+    with pytest.raises(TypeError, match=rf"^{name}: document value 1 is 1 \(int\); expected the (tuple|dict) "
+                                        "webnlg_values gives$"):
+        tasks.WEBNLG_METRICS[name]([good, 1])
+    with pytest.raises(ValueError, match=rf"^{name}: no document to aggregate$"):
+        tasks.WEBNLG_METRICS[name]([])

@@ -18,20 +18,19 @@ read the official TSV/XML files, and it has no per-task loader hook. This module
 `BENCHSCORE_MCTACO_DIR` / `BENCHSCORE_WEBNLG_DIR` or the benchscore data store); every other task
 goes to LightEval's own loader unchanged. Nothing is downloaded.
 
-Metrics: each task has one `CorpusLevelMetricGrouping` whose corpus function returns all of its
-numbers as a dict. LightEval computes no standard error for a corpus metric that returns a dict;
-otherwise it would bootstrap our corpus function over *documents* (MC-TACO candidates, breaking
-questions apart) in a process pool. `em_stderr`/`f1_stderr` are ours, over whole questions, and
-so are WebNLG's `<scheme>_f1_stderr`, over entries.
+Metrics: MC-TACO's documents are whole questions (as in the lm-eval task), each with the
+question's official EM and F1 and its candidate accuracy; the corpus numbers are plain means over
+questions, with LightEval's closed-form standard error of a mean. WebNLG's corpus numbers come
+from one `CorpusLevelMetricGrouping` returning all of them as a dict (the same aggregations as the
+lm-eval task); LightEval computes no standard error for such a metric. (Its bootstrap for a corpus
+metric returns the standard error of the mean of the resampled values, the bootstrap's standard
+deviation divided by the square root of the number of resamples: far too small to report.)
 
-`--max-samples`: LightEval shuffles the documents (seed 42) before keeping the first N, so for
-MC-TACO the kept candidates rarely make whole questions; only whole questions are scored
-(`n_questions`, `partial_questions` say how many). For a quick run on whole questions, point
-`BENCHSCORE_MCTACO_DIR` at a folder whose TSVs hold a few whole questions.
+`--max-samples N` keeps N documents after LightEval's shuffle (seed 42): N whole questions.
 """
 
 from lighteval.metrics.metrics_sample import SampleLevelComputation
-from lighteval.metrics.utils.metric_utils import CorpusLevelMetricGrouping
+from lighteval.metrics.utils.metric_utils import CorpusLevelMetricGrouping, SampleLevelMetricGrouping
 from lighteval.tasks.lighteval_task import LightevalTask, LightevalTaskConfig
 from lighteval.tasks.requests import Doc, SamplingMethod
 
@@ -71,38 +70,39 @@ if getattr(LightevalTask.download_dataset_worker, "__module__", None) != __name_
 
 # ------------------------------------------------------------------------------- MC-TACO
 def mctaco_prompt(line, task_name=None):
-    """lm-eval's mc_taco prompt; choices " no"/" yes" as lm-eval's target delimiter + choice."""
+    """One Doc per question. A LightEval Doc has one query, so the query is the question's part of
+    lm-eval's mc_taco prompt and each choice is a candidate's answer line followed by " no" or " yes":
+    the answer line's log-likelihood is the same in both choices of a candidate, so comparing them
+    is comparing lm-eval's loglikelihood(" yes") and loglikelihood(" no") of that candidate row."""
     return Doc(
         task_name=task_name,
-        query=tasks.mctaco_doc_to_text(line),
-        choices=[" " + choice for choice in tasks.MCTACO_CHOICES],
-        gold_index=line["label"],
-        specific={"row": line["row"], "question_key": line["question_key"], "n_candidates": line["n_candidates"],
-                  "label": line["label"]},
+        query=tasks.mctaco_question_text(line),
+        choices=[f"{answer_line} {choice}" for answer_line in tasks.mctaco_answer_lines(line)
+                 for choice in tasks.MCTACO_CHOICES],
+        gold_index=[2 * candidate + label for candidate, label in enumerate(line["labels"])],
+        specific={key: line[key] for key in ("question_key", "answers", "labels", "rows")},
     )
 
 
-class MCTacoItem(SampleLevelComputation):
+class MCTacoQuestion(SampleLevelComputation):
     def compute(self, doc, model_response, **kwargs):
-        loglikelihood_no, loglikelihood_yes = model_response.logprobs[:2]
-        item = tasks.mctaco_item(doc.specific, loglikelihood_no, loglikelihood_yes)
-        return {name: item for name in MCTACO_NAMES}
+        logprobs = model_response.logprobs
+        return tasks.mctaco_question_result(doc.specific, zip(logprobs[0::2], logprobs[1::2]))
 
 
-def mctaco_numbers(items):
-    """All of mc_taco_official's numbers, as one dict (see the module docstring)."""
-    numbers = {name: function(items) for name, function in tasks.MCTACO_METRICS.items()}
-    numbers["acc"] = sum(item["prediction"] == item["label"] for item in items) / len(items)
-    return numbers
+def mean(values):
+    """Left to right, as lm-eval's `mean` and the official tool; LightEval gives a function whose name
+    contains "mean" its closed-form standard error."""
+    values = list(values)
+    return sum(values) / len(values)
 
 
-MCTACO_NAMES = list(tasks.MCTACO_METRICS) + ["acc"]
-mctaco_metric = CorpusLevelMetricGrouping(
-    metric_name=MCTACO_NAMES,
-    higher_is_better={name: name not in ("em_stderr", "f1_stderr", "partial_questions") for name in MCTACO_NAMES},
+mctaco_metric = SampleLevelMetricGrouping(
+    metric_name=list(tasks.MCTACO_METRICS),
+    higher_is_better={name: True for name in tasks.MCTACO_METRICS},
     category=SamplingMethod.LOGPROBS,
-    sample_level_fn=MCTacoItem(),
-    corpus_level_fn={name: mctaco_numbers for name in MCTACO_NAMES},
+    sample_level_fn=MCTacoQuestion(),
+    corpus_level_fn={name: mean for name in tasks.MCTACO_METRICS},
 )
 
 mc_taco_official = LightevalTaskConfig(
@@ -112,10 +112,10 @@ mc_taco_official = LightevalTaskConfig(
     hf_subset="default",
     hf_avail_splits=["validation", "test"],
     evaluation_splits=["test"],
-    few_shots_split="validation",
-    few_shots_select="sequential",
+    few_shots_split=None,  # zero-shot, as the lm-eval task
+    few_shots_select=None,
     metrics=[mctaco_metric],
-    version=1,
+    version=2,
 )
 
 
@@ -131,23 +131,27 @@ def webnlg_prompt(line, task_name=None):
     )
 
 
-class WebNLGItem(SampleLevelComputation):
+class WebNLGValues(SampleLevelComputation):
     def compute(self, doc, model_response, **kwargs):
-        item = tasks.webnlg_item(doc.specific, model_response.text[0])
-        return {name: item for name in tasks.WEBNLG_METRICS}
+        return tasks.webnlg_values(doc.specific, model_response.text[0])
 
 
-def webnlg_numbers(items):
-    """All of webnlg_text2rdf's numbers, as one dict."""
-    return {name: function(items) for name, function in tasks.WEBNLG_METRICS.items()}
+def webnlg_numbers(values):
+    """All of webnlg_text2rdf's numbers as one dict, from each document's `webnlg_values`; LightEval
+    computes no standard error for a corpus metric that returns a dict."""
+    values = list(values)
+    numbers = {name: function([value[name] for value in values]) for name, function in tasks.WEBNLG_METRICS.items()}
+    numbers.update({name: mean([value[name] for value in values]) for name in tasks.WEBNLG_PER_ENTRY})
+    return numbers
 
 
+WEBNLG_NAMES = [*tasks.WEBNLG_METRICS, *tasks.WEBNLG_PER_ENTRY]
 webnlg_metric = CorpusLevelMetricGrouping(
-    metric_name=list(tasks.WEBNLG_METRICS),
-    higher_is_better={name: name.endswith("_f1") for name in tasks.WEBNLG_METRICS},  # stderrs and counts: lower
+    metric_name=WEBNLG_NAMES,
+    higher_is_better={name: name in tasks.WEBNLG_METRICS for name in WEBNLG_NAMES},  # counters: lower
     category=SamplingMethod.GENERATIVE,
-    sample_level_fn=WebNLGItem(),
-    corpus_level_fn={name: webnlg_numbers for name in tasks.WEBNLG_METRICS},
+    sample_level_fn=WebNLGValues(),
+    corpus_level_fn={name: webnlg_numbers for name in WEBNLG_NAMES},
 )
 
 

@@ -514,6 +514,8 @@ class ItemStats:
     references: frozenset
     candidates: frozenset
     warnings: tuple = field(default=(), compare=False)  # `quirks` met: (side, triple index, message)
+    # The selected pairs' rates, [pair][group][scheme][rate] (what `rate_sums` sums; `pair_rates` reads it).
+    selected_rates: tuple = field(default=(), compare=False, repr=False)
 
     @property
     def n_pairs(self):
@@ -711,6 +713,7 @@ def item_stats(references, candidates, example=None):
         references=frozenset(t.lower() for t in references),
         candidates=frozenset(t.lower() for t in candidates),
         warnings=quirks(references, candidates, refs, cands),
+        selected_rates=tuple(pair.rates for pair in selected),
     )
 
 
@@ -724,23 +727,55 @@ def capped(found, limit=10):
     return found[:limit] + ([f"... and {len(found) - limit} more such warnings"] if len(found) > limit else [])
 
 
-def _exact_match(stats):
-    """sklearn 0.22 macro P/R/F1 with MultiLabelBinarizer: entries are samples, every distinct
-    lower-cased raw triple string (either side) a class; duplicates within an entry collapse."""
-    in_references, in_candidates, in_both = Counter(), Counter(), Counter()
-    for entry in stats:
-        in_references.update(entry.references)
-        in_candidates.update(entry.candidates)
-        in_both.update(entry.references & entry.candidates)
+def exact_match(in_references, in_candidates, in_both):
+    """The official `Exact_match` {"Precision", "Recall", "F1"} from, per lower-cased raw triple string
+    (a class), the number of entries holding it among the references, the candidates, and both:
+    sklearn 0.22's macro P/R/F1 with MultiLabelBinarizer (entries are samples)."""
     # The official class order is set() order (hash-seed dependent), so its means vary in the last
     # ulp between runs; sorted order is our deterministic choice.
     classes = sorted(in_references.keys() | in_candidates.keys())
-    true_positives, predicted, actual = (np.array([counts[c] for c in classes], dtype=float)
+    true_positives, predicted, actual = (np.fromiter(map(counts.get, classes, itertools.repeat(0)), float, len(classes))
                                          for counts in (in_both, in_candidates, in_references))
     precision = true_positives / np.where(predicted == 0, 1, predicted)
     recall = true_positives / np.where(actual == 0, 1, actual)
     f1 = 2 * precision * recall / np.where(precision + recall == 0, 1, precision + recall)
     return {"Precision": float(np.mean(precision)), "Recall": float(np.mean(recall)), "F1": float(np.mean(f1))}
+
+
+def _exact_match(stats):
+    """`exact_match` of the entries: duplicates within an entry collapse (its triples are sets)."""
+    def entries_holding(side):
+        return Counter(itertools.chain.from_iterable(map(side, stats)))
+
+    return exact_match(entries_holding(lambda entry: entry.references), entries_holding(lambda entry: entry.candidates),
+                       entries_holding(lambda entry: entry.references & entry.candidates))
+
+
+def pair_rates(entry, scheme, rate="F1"):
+    """The Total-group `rate` of `scheme` of each selected pair of one entry (padding included):
+    what `aggregate` averages over all pairs of all entries."""
+    at = SCHEMES.index(scheme) * len(RATES) + RATES.index(rate)  # the Total group comes first
+    return tuple(rates[at] for rates in entry.selected_rates)
+
+
+def pair_mean(rates_per_entry):
+    """The exactly rounded mean of the pair rates of several entries (lists of `pair_rates`), pooled:
+    `aggregate`'s Total_scores number over those entries (as a float; `aggregate` gives the int 0
+    where every rate is 0)."""
+    rates = list(itertools.chain.from_iterable(rates_per_entry))
+    n_pairs = len(rates)
+    if n_pairs == 0:
+        raise ValueError("nothing to score: no entry has a reference or candidate triple")
+    # The exact sum as high + low (two correctly rounded fsums) when that is exact, which a third fsum
+    # of the remainder proves (the inputs are multiples of 2**-1074, so a remainder that rounds to 0 is
+    # 0): three passes in C instead of one int conversion per rate. Else the sum of the exact ints.
+    high = math.fsum(rates)
+    low = math.fsum(itertools.chain(rates, (-high,)))
+    if math.fsum(itertools.chain(rates, (-high, -low))) == 0:
+        total = _exact(high) + _exact(low)
+    else:
+        total = sum(map(_exact, rates))
+    return total / (UNIT * n_pairs)
 
 
 def checked_stats(stats):
