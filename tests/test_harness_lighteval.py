@@ -64,44 +64,54 @@ def run(tmp_path_factory):
     for task in ("mc_taco_official|0", "webnlg_text2rdf|3"):
         (path,) = glob.glob(str(tmp / "out" / "details" / "**" / f"details_{task}_*.parquet"), recursive=True)
         rows = pyarrow_parquet.read_table(path).to_pylist()
-        details[task] = sorted(rows, key=lambda row: row["doc"]["specific"]["row"])
+        details[task] = sorted(rows, key=lambda row: _first_row(row["doc"]["specific"]))
     return results, details, entries, tmp
 
 
-def task_result_and_rows(run, task, n_rows):
-    """LightEval's result and saved details of `task`, whose details are its first `n_rows` documents in order."""
+def _first_row(specific):
+    """The file row a document starts at: a WebNLG entry's, a MC-TACO question's first candidate's."""
+    return specific["row"] if "row" in specific else specific["rows"][0]
+
+
+def task_result_and_rows(run, task, first_rows):
+    """LightEval's result and saved details of `task`, whose documents start at `first_rows`, in order."""
     results, details, _, _ = run
     rows = details[task]
-    assert [row["doc"]["specific"]["row"] for row in rows] == list(range(n_rows))
+    assert [_first_row(row["doc"]["specific"]) for row in rows] == first_rows
     return results[task], rows
 
 
 def test_lighteval_mc_taco_official_equals_benchscore_mctaco(run):
     tmp = run[3]
-    result, rows = task_result_and_rows(run, "mc_taco_official|0", QUESTION_ROWS)
-    # The prediction, rebuilt from the saved loglikelihoods of " no" and " yes".
+    result, rows = task_result_and_rows(run, "mc_taco_official|0", [0, 13, 18])  # 3 questions: 13, 5, 2 rows
+    # The predictions, rebuilt from the saved loglikelihoods of each candidate's " no" and " yes" choices.
     predictions = []
     for row in rows:
-        loglikelihood_no, loglikelihood_yes = row["model_response"]["logprobs"][:2]
-        predictions.append("yes" if loglikelihood_yes > loglikelihood_no else "no")
+        logprobs = row["model_response"]["logprobs"]
+        assert len(logprobs) == 2 * len(row["doc"]["specific"]["answers"])
+        predictions += ["yes" if yes > no else "no" for no, yes in zip(logprobs[0::2], logprobs[1::2])]
+    assert len(predictions) == QUESTION_ROWS
     (tmp / "predictions.txt").write_text("".join(p + "\n" for p in predictions), encoding="utf-8")
     benchscore_cli("mctaco", "--gold", str(tmp / "mctaco" / "test_9442.tsv"), "--predictions",
                    str(tmp / "predictions.txt"), "-o", str(tmp / "mctaco.json"))
     official = json.loads((tmp / "mctaco.json").read_text())
     assert (result["em"], result["f1"]) == (official["em"], official["f1"])
-    assert (result["n_questions"], result["partial_questions"]) == (3, 0)
     gold = [r["label"] for r in read_tsv(tmp / "mctaco" / "test_9442.tsv")]
-    assert result["acc"] == sum(p == g for p, g in zip(predictions, gold)) / QUESTION_ROWS
-    assert isinstance(result["em_stderr"], float) and isinstance(result["f1_stderr"], float)
+    shares = [sum(p == g for p, g in zip(predictions[a:b], gold[a:b])) / (b - a) for a, b in ((0, 13), (13, 18), (18, 20))]
+    assert result["candidate_acc"] == sum(shares) / 3
+    # LightEval's own standard error of a mean, over the 3 questions.
+    assert all(isinstance(result[f"{name}_stderr"], float) for name in ("em", "f1", "candidate_acc"))
 
 
 def test_lighteval_webnlg_text2rdf_equals_benchscore_webnlg(run):
     entries, tmp = run[2:]
-    result, rows = task_result_and_rows(run, "webnlg_text2rdf|3", ENTRIES)
+    result, rows = task_result_and_rows(run, "webnlg_text2rdf|3", list(range(ENTRIES)))
     candidates, unparseable, unscorable = rebuild_triples([row["model_response"]["text"][0] for row in rows], entries)
     write_candidates(tmp / "cand.xml", candidates)
     benchscore_cli("webnlg", str(tmp / "webnlg" / "references" / "en_all.xml"), str(tmp / "cand.xml"),
                    str(tmp / "webnlg.json"), "--no-progress")
     official = json.loads((tmp / "webnlg.json").read_text())
     assert_webnlg_f1s_equal(result, official)
-    assert (result["unparseable_lines"], result["unscorable_triples"]) == (unparseable, unscorable)
+    assert (result["unparseable_lines_per_entry"], result["unscorable_triples_per_entry"]) == (
+        unparseable / ENTRIES, unscorable / ENTRIES)
+    assert not any(key.endswith("_stderr") for key in result)  # LightEval: none for a dict-valued corpus metric
