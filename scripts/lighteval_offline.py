@@ -6,13 +6,16 @@
 Why: LightEval 0.13.0 imports every built-in task module when it builds its registry, whatever
 tasks are asked for, and two of them fail here before any task runs:
 - `lighteval/tasks/tasks/tiny_benchmarks.py` downloads tinyBenchmarks.pkl from GitHub at import
-  (ConnectionError offline);
+  (ConnectionError offline; the eager imports: https://github.com/huggingface/lighteval/issues/1004);
 - `lighteval/tasks/tasks/mt_bench/main.py` builds its LLM judge at import, which calls
-  `HfApi().list_models(model_name=...)`: a Hub request, and a TypeError on huggingface_hub >= 1
-  (no such argument), which datasets 5 and transformers 5 require.
+  `HfApi().list_models(model_name=...)`: a Hub request, and a TypeError on huggingface_hub >= 2.0,
+  which removed the argument (1.x warns that it is deprecated:
+  https://github.com/huggingface/huggingface_hub/pull/4112, removed by
+  https://github.com/huggingface/huggingface_hub/pull/4955); this environment has 2.4.
 And a third after the model has run, in every run: its details logger hashes `str`s with
-`xxhash.xxh64(doc.query)`, which xxhash >= 4 refuses ("Strings must be encoded before hashing");
-datasets pulls xxhash 4.1.0 here.
+`xxhash.xxh64(doc.query)`, which xxhash >= 4 refuses ("Strings must be encoded before hashing";
+https://github.com/huggingface/lighteval/issues/1330, fix proposed in
+https://github.com/huggingface/lighteval/pull/1332); datasets pulls xxhash 4.1.0 here.
 This wrapper registers the custom tasks only (the tasks asked for must all be custom tasks), gives
 the details logger an xxh64 that encodes a `str` as UTF-8 first (xxhash 3's behaviour), and
 otherwise runs LightEval's own command line unchanged.

@@ -157,3 +157,43 @@ def test_mc_taco_official_has_lm_evals_mc_taco_prompt_choices_and_splits():
     assert (tasks.MCTACO_QUESTION_PROMPT + tasks.MCTACO_ANSWER_PROMPT).replace("{", "{{").replace("}", "}}") == (
         theirs["doc_to_text"])
     assert tasks.MCTACO_CHOICES == theirs["doc_to_choice"] and theirs["doc_to_target"] == "label"
+
+
+@pytest.fixture(scope="module")
+def mc_taco_task():
+    from lm_eval.tasks import TaskManager
+
+    from benchscore.harness import lm_eval_path
+
+    (task,) = TaskManager(include_path=lm_eval_path(), metadata={"data_dir": str(shared_path("data", "mctaco"))}).load(
+        ["mc_taco_official"])["tasks"].values()
+    return task
+
+
+def test_mc_taco_official_refuses_few_shot(mc_taco_task):
+    doc = mc_taco_task.test_docs()[0]
+    with pytest.raises(ValueError, match=r"^mc_taco_official is zero-shot, as lm-eval's mc_taco by default; got "
+                                         r"--num_fewshot 3, expected 0$"):
+        mc_taco_task.fewshot_context(doc, 3)
+
+
+def test_mc_taco_official_refuses_a_chat_template(mc_taco_task):
+    doc = mc_taco_task.test_docs()[0]
+    with pytest.raises(ValueError, match=r"^mc_taco_official scores the log-likelihoods of a plain prompt, as "
+                                         r"lm-eval's mc_taco; expected no --apply_chat_template$"):
+        mc_taco_task.construct_requests(doc, "context", apply_chat_template=True)
+
+
+def test_mc_taco_official_requests_are_lm_evals_mc_taco_rows(mc_taco_task):
+    """Per candidate, lm-eval's own multiple-choice requests of its row: (prompt, " no"), (prompt, " yes")."""
+    import inspect
+
+    doc = mc_taco_task.test_docs()[1]
+    context = mc_taco_task.fewshot_context(doc, 0)
+    base = type(mc_taco_task).__mro__[1].construct_requests
+    extra = {"doc_id": 1} if "doc_id" in inspect.signature(base).parameters else {"metadata": ("mc_taco_official", 1, 1)}
+    requests = mc_taco_task.construct_requests(doc, context, **extra)
+    rows = read_tsv(shared_path("data", "mctaco", "test_9442.tsv"))
+    assert [r.arguments for r in requests] == [(tasks.MCTACO_PROMPT.format(**rows[row]), f" {choice}")
+                                               for row in doc["rows"] for choice in ("no", "yes")]
+    assert [r.idx for r in requests] == list(range(2 * len(doc["rows"])))

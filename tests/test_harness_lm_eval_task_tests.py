@@ -6,9 +6,7 @@ import importlib.util
 import re
 
 import pytest
-
-from conftest import REPO
-from conftest import shared_path
+from conftest import REPO, shared_path
 
 _spec = importlib.util.spec_from_file_location("lm_eval_task_tests", REPO / "scripts" / "lm_eval_task_tests.py")
 runner = importlib.util.module_from_spec(_spec)

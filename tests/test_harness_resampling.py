@@ -15,13 +15,12 @@ import pickle
 import random
 
 import pytest
+from conftest import shared_path
 
-from benchscore.harness import lm_eval_path
-from benchscore.harness import tasks
+from benchscore.harness import lm_eval_path, tasks
 from benchscore.mctaco.files import score_files as mctaco_score_files
 from benchscore.webnlg_rdf.cli import score_files as webnlg_score_files
 from benchscore.webnlg_rdf.files import read_predictions, read_references
-from conftest import shared_path
 
 N_RESAMPLES = 20
 SEED = 1234
