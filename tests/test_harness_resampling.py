@@ -102,24 +102,16 @@ def _check(aggregations, results, expected, name):
         assert len(set(numbers[:N_RESAMPLES])) > 1, name
 
 
-MCTACO_NAMES = list(tasks.MCTACO_METRICS)
-WEBNLG_NAMES = [*tasks.WEBNLG_METRICS, *tasks.WEBNLG_PER_ENTRY]
+NAMES = {"mctaco": list(tasks.MCTACO_METRICS), "webnlg": [*tasks.WEBNLG_METRICS, *tasks.WEBNLG_PER_ENTRY]}
 
 
 @pytest.mark.parity
-@pytest.mark.parametrize("name", MCTACO_NAMES)
-def test_mc_taco_official_aggregations_survive_resampling(mctaco, name):
-    aggregations = mctaco[0]
-    assert set(aggregations) == set(MCTACO_NAMES)
-    _check(*mctaco, name)
-
-
-@pytest.mark.parity
-@pytest.mark.parametrize("name", WEBNLG_NAMES)
-def test_webnlg_text2rdf_aggregations_survive_resampling(webnlg, name):
-    aggregations = webnlg[0]
-    assert set(aggregations) == set(WEBNLG_NAMES)
-    _check(*webnlg, name)
+@pytest.mark.parametrize("task, name", [(task, name) for task, names in NAMES.items() for name in names])
+def test_every_aggregation_survives_resampling(request, task, name):
+    """`task` names the fixture of mc_taco_official or webnlg_text2rdf."""
+    aggregations, results, expected = request.getfixturevalue(task)
+    assert set(aggregations) == set(NAMES[task])
+    _check(aggregations, results, expected, name)
 
 
 def test_no_metric_of_ours_is_named_like_an_lm_eval_stderr():
