@@ -501,3 +501,21 @@ def test_space_table_options_of_the_wrong_type(app, options, field):
 
     with pytest.raises(gr.Error, match=rf"{field} is "):
         app.score_table(pd.DataFrame(app.TABLE_EXAMPLE, columns=app.TABLE_HEADERS), **options)
+
+
+# -- an empty gold triple element (issue 21): refused everywhere, not scored ---------------------
+
+@pytest.mark.parametrize("field", ["s", "r", "o"])
+def test_module_empty_gold_element(module, field):
+    with library_error(1):
+        module.compute(predictions=[[RIGHT], [RIGHT]], references=[GOLD, [dict(GOLD[0], **{field: ""})]],
+                       t_query=[1994, 1994])
+
+
+def test_cli_empty_gold_element(tmp_path):
+    records = json.loads(json.dumps(Q_RECORDS))
+    records[1]["S_star"][0]["s"] = ""
+    paths = files(tmp_path, questions=jsonl(records))
+    result = cli(*paths)
+    assert_cli_error(result, "tempbench", paths[0], 2)
+    assert "S_star[0] s is an empty string" in result.err

@@ -104,6 +104,10 @@ def _gold_triples(gold, space, where, required):
             raise TypeError(f"{where}: S_star[{i}] must be a dict, found {type(triple).__name__}")
         s, r, o = values = (triple.get(keys[0]), triple.get(keys[1]), triple.get(keys[2]))
         if isinstance(s, str) and isinstance(r, str) and isinstance(o, str):
+            if required and "" in values:  # a broken record, never a triple of the benchmark
+                empty = keys[values.index("")]
+                raise ValueError(f"{where}: S_star[{i}] {empty} is an empty string; expected the {empty} of the gold "
+                                 f"triple in space {space!r}")
             triples.add(values)
         elif any(v is not None and not isinstance(v, str) for v in values):
             raise TypeError(f"{where}: S_star[{i}] {', '.join(keys)} must be strings, found {values!r:.80}")
