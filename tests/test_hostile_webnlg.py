@@ -286,6 +286,18 @@ def test_space_table_with_too_few_columns(app):
         app.score_table(table)
 
 
+def test_space_table_with_an_extra_column(app):
+    """An extra column is refused (issue 21: it was cut off and the rest scored)."""
+    import pandas as pd
+
+    header = [*app.TABLE_HEADERS, "note"]
+    table = pd.DataFrame([[*row, "x"] for row in app.TABLE_EXAMPLE], columns=header)
+    import gradio as gr
+
+    with pytest.raises(gr.Error, match=rf"table row 1: found {len(header)} columns; expected {len(header) - 1} \("):
+        app.score_table(table)
+
+
 def test_space_invalid_utf8_upload(app, tmp_path):
     paths = files(tmp_path, cands=CANDS.encode().replace(b"Wheeler", b"Whe\xffeler", 1))
     with space_error():

@@ -138,12 +138,17 @@ def table_rows(table, headers, required=()):
     if not rows:
         raise gr.Error("The table is empty; add one row per item.")
     for number, row in enumerate(rows, start=1):
-        if len(row) < len(headers):
-            raise gr.Error(f"table row {number}: found {len(row)} columns; expected {len(headers)}")
-        empty = next((name for name, cell in zip(headers, row) if name in required and not cell), None)
-        if empty:
-            raise gr.Error(f"table row {number}: {empty} is empty; expected a value in every row")
-    return [row[:len(headers)] for row in rows]
+        _check_row(number, row, headers, required)
+    return rows
+
+
+def _check_row(number, row, headers, required):
+    # An extra column is refused, not cut off: through the API, it is data the user meant to be scored.
+    if len(row) != len(headers):
+        raise gr.Error(f"table row {number}: found {len(row)} columns; expected {len(headers)} ({', '.join(headers)})")
+    empty = next((name for name, cell in zip(headers, row) if name in required and not cell), None)
+    if empty:
+        raise gr.Error(f"table row {number}: {empty} is empty; expected a value in every row")
 
 
 def number(value):

@@ -98,23 +98,27 @@ def check_question(question, space="label"):
 
 
 def _gold_triples(gold, space, where, required):
-    keys, triples = SPACES[space], set()
-    for i, triple in enumerate(gold):
-        if not isinstance(triple, dict):
-            raise TypeError(f"{where}: S_star[{i}] must be a dict, found {type(triple).__name__}")
-        s, r, o = values = (triple.get(keys[0]), triple.get(keys[1]), triple.get(keys[2]))
-        if isinstance(s, str) and isinstance(r, str) and isinstance(o, str):
-            if required and "" in values:  # a broken record, never a triple of the benchmark
-                empty = keys[values.index("")]
-                raise ValueError(f"{where}: S_star[{i}] {empty} is an empty string; expected the {empty} of the gold "
-                                 f"triple in space {space!r}")
-            triples.add(values)
-        elif any(v is not None and not isinstance(v, str) for v in values):
-            raise TypeError(f"{where}: S_star[{i}] {', '.join(keys)} must be strings, found {values!r:.80}")
-        elif required:
-            raise ValueError(f"{where}: S_star[{i}] needs {', '.join(keys)} for space {space!r}, "
-                             f"found {sorted(map(str, triple))!s:.200}")
-    return frozenset(triples)
+    keys = SPACES[space]
+    return frozenset(filter(None, (_gold_triple(triple, i, keys, space, where, required) for i, triple in enumerate(gold))))
+
+
+def _gold_triple(triple, i, keys, space, where, required):
+    """S_star[i]'s (s, r, o) in `space`; None where it has none there and need not (`required`)."""
+    if not isinstance(triple, dict):
+        raise TypeError(f"{where}: S_star[{i}] must be a dict, found {type(triple).__name__}")
+    values = (triple.get(keys[0]), triple.get(keys[1]), triple.get(keys[2]))
+    if all(isinstance(value, str) for value in values):
+        if required and "" in values:  # a broken record, never a triple of the benchmark
+            empty = keys[values.index("")]
+            raise ValueError(f"{where}: S_star[{i}] {empty} is an empty string; expected the {empty} of the gold "
+                             f"triple in space {space!r}")
+        return values
+    if any(value is not None and not isinstance(value, str) for value in values):
+        raise TypeError(f"{where}: S_star[{i}] {', '.join(keys)} must be strings, found {values!r:.80}")
+    if required:
+        raise ValueError(f"{where}: S_star[{i}] needs {', '.join(keys)} for space {space!r}, "
+                         f"found {sorted(map(str, triple))!s:.200}")
+    return None
 
 
 def _check_list(evidence, where):
