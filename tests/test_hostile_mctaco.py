@@ -239,6 +239,27 @@ def test_space_table_with_too_few_columns(app):
         app.score_table(table)
 
 
+@pytest.mark.parametrize("yes, no", [("1", "0"), ("True", "false"), ("YES", "No")])
+def test_space_table_takes_the_labels_its_message_names(app, yes, no):
+    """The message names 1/0 and True/False: as cell text they are read (issue 21: "0" was refused with it)."""
+    import pandas as pd
+
+    plain = app.score_table(pd.DataFrame(app.TABLE_EXAMPLE, columns=app.TABLE_HEADERS))
+    spelled = [[q, a, yes if g == "yes" else no, yes if p == "yes" else no, c] for q, a, g, p, c in app.TABLE_EXAMPLE]
+    table = app.score_table(pd.DataFrame(spelled, columns=app.TABLE_HEADERS))
+    assert table[0].values.tolist() == plain[0].values.tolist()
+
+
+def test_space_table_label_that_is_none_of_them(app):
+    import gradio as gr
+    import pandas as pd
+
+    rows = [list(row) for row in app.TABLE_EXAMPLE]
+    rows[1][2] = "2"
+    with pytest.raises(gr.Error, match=r"table row 2: reference is '2'; expected 'yes' or 'no' \(any case\), 1 or 0"):
+        app.score_table(pd.DataFrame(rows, columns=app.TABLE_HEADERS))
+
+
 def test_space_invalid_utf8_upload(app, tmp_path):
     gold, preds = files(tmp_path, preds=PREDS.encode().replace(b"yes", b"y\xffs", 1))
     with space_error():

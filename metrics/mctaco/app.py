@@ -36,10 +36,20 @@ def show(result, names):
 score_files, score_text = space.file_scorers(INPUTS, files.score_files, show)
 
 
+# A cell is text: the 1/0 and True/False that `scoring.parse_label` takes as numbers and booleans, read
+# from text, so that the table accepts what the error message says it does.
+_CELL_LABELS = {"1": 1, "0": 0, "true": True, "false": False}
+
+
+def _label(cell):
+    return _CELL_LABELS.get(cell.lower(), cell)
+
+
 def score_table(table):
     """The editable table: one candidate per row; the question text (or any id) groups candidates."""
     rows = space.table_rows(table, TABLE_HEADERS, required=("question", "gold", "prediction"))
     questions, _, gold, predictions, categories = zip(*rows)
+    gold, predictions = [_label(cell) for cell in gold], [_label(cell) for cell in predictions]
     if any(categories) and not all(categories):
         raise gr.Error(f"table row {categories.index('') + 1}: category is empty; give a category in every row or none")
     labels = [f"table row {number}" for number in range(1, len(rows) + 1)]
