@@ -125,8 +125,22 @@ def test_missing_modifiedtripleset_and_bad_size(tmp_path):
     no_triples = REFERENCES.replace("<modifiedtripleset>\n        <mtriple>Alan_Bean | occupation | Test_pilot</mtriple>\n      </modifiedtripleset>", "")
     with pytest.raises(ValueError, match=r"r1.xml:18: entry 1 \(eid 'Id8'\) has no <modifiedtripleset>"):
         files.read_references(write(tmp_path, "r1.xml", no_triples))
-    with pytest.raises(ValueError, match="r2.xml:4: entry 0 .* has size 'two'; expected an integer"):
+    with pytest.raises(ValueError, match="r2.xml:4: entry 0 .* has size 'two'; expected a number of triples from 0 to "
+                                         "2,147,483,647$"):
         files.read_references(write(tmp_path, "r2.xml", REFERENCES.replace('size="2"', 'size="two"')))
+
+
+@pytest.mark.parametrize("size", ["-1", "2147483648", str(10**30)])
+def test_a_size_out_of_range_is_named_in_every_reader(tmp_path, size):
+    """Not a raw Arrow range error from the loader, naming no file or entry (issue 21)."""
+    from benchscore.webnlg_rdf.loader import load_dataset
+
+    path = write(tmp_path, "r.xml", REFERENCES.replace('size="2"', f'size="{size}"'))
+    message = rf"r.xml:4: entry 0 .* has size '{size}'; expected a number of triples from 0 to 2,147,483,647$"
+    with pytest.raises(ValueError, match=message):
+        files.read_references(path)
+    with pytest.raises(ValueError, match=message):
+        load_dataset(str(path))
 
 
 def test_entry_count_mismatch_is_an_error(tmp_path):

@@ -112,6 +112,9 @@ def _read(path, tripleset, triple, expected):
         yield {"eid": eid, "triples": triples, "line": lines[entry], "triple_lines": triple_lines}, entry, lines
 
 
+MAX_SIZE = 2**31 - 1  # an entry's size attribute (a number of triples): what the loader's int32 holds
+
+
 def read_references(path):
     """Per `<entry>` in file order: {"eid", "triples", "line", "triple_lines", "category", "size",
     "lexicalisations"}: the `<mtriple>` texts of the first `<modifiedtripleset>`, their lines (from 1),
@@ -124,7 +127,10 @@ def read_references(path):
         try:
             size = int(size)
         except ValueError:
-            raise at_line(path, row["line"], f"{_name(len(rows), row['eid'])} has size {size!r}; expected an integer") from None
+            size = None
+        if size is None or not 0 <= size <= MAX_SIZE:  # the loader stores it as an int32
+            raise at_line(path, row["line"], f"{_name(len(rows), row['eid'])} has size {entry.get('size')!r}; expected "
+                                             f"a number of triples from 0 to {MAX_SIZE:,}")
         rows.append({**row, "category": entry.get("category"), "size": size,
                      "lexicalisations": _texts(entry, "lex", lines)[0]})
     return rows
