@@ -546,3 +546,30 @@ def test_dry_run_prints_the_input_warnings_as_warning_lines(tmp_path):
     assert "nothing was sent" in result.out
     assert "TSVerWarning" not in result.err and "read_predictions(" not in result.err, result.err
     assert "benchscore tsver: warning: " in result.err and "more than one prediction line" in result.err
+
+
+# -- the judge cache folder (issue 21) ---------------------------------------------------------------
+
+def test_a_cache_folder_that_cannot_be_created_is_named_before_any_request(server, tmp_path, caplog):
+    (tmp_path / "a-file").write_text("not a folder")
+    result = judge_cli(server, tmp_path, "--judge-cache", tmp_path / "a-file" / "cache")
+    assert_cli_error(result, "tsver")
+    assert re.search(r"the judge cache folder '.*a-file/cache' cannot be created \('.*a-file' is not a folder\); "
+                     r"expected a folder that can be written \(or no cache: .*--no-judge-cache\)$", result.err.strip())
+    assert server.requests == []
+    assert_no_secret(tmp_path, caplog, result)
+
+
+def test_a_cache_write_that_fails_warns_and_scores_the_same(server, tmp_path, caplog, monkeypatch):
+    from benchscore.tsver import http_judge
+
+    plain = assert_cli_ok(judge_cli(server, tmp_path / "plain", "--no-judge-cache"))
+
+    def no_space(path, text):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(http_judge, "write_atomically", no_space)
+    result = assert_cli_ok(judge_cli(server, tmp_path))
+    assert json.loads(result.out)["ev2r_recall"] == json.loads(plain.out)["ev2r_recall"] is not None
+    assert "the judge cache" in caplog.text and "could not be written (No space left on device)" in caplog.text
+    assert_no_secret(tmp_path, caplog, result)

@@ -163,6 +163,21 @@ def _check_options(model, cache_dir, budget, protocol, request):
         raise TypeError(f"OpenAIJudge: pass protocol= or {', '.join(request)}=, not both")
 
 
+def _cache_folder(cache_dir):
+    """The judge cache folder, checked now (a folder that cannot be created or written is named before
+    any request is sent) but created only when a reply is cached: a refused run writes nothing."""
+    folder = pathlib.Path(cache_dir)
+    existing = folder
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    problem = (f"{str(existing)!r} is not a folder" if not existing.is_dir() else
+               None if os.access(existing, os.W_OK | os.X_OK) else f"{str(existing)!r} cannot be written")
+    if problem:
+        raise ValueError(f"OpenAIJudge: the judge cache folder {str(folder)!r} cannot be created ({problem}); "
+                         "expected a folder that can be written (or no cache: cache_dir=None, --no-judge-cache)")
+    return folder
+
+
 def _masked(url):
     """`url` with any user:password@ part replaced by ***@ (it may hold the key)."""
     scheme, sep, rest = url.partition("://")
@@ -308,7 +323,7 @@ class OpenAIJudge:
         self.shown_url = _masked(self.url)  # the URL as shown in messages: user:password@ hidden
         self.model = model
         self.api_key_env = api_key_env
-        self.cache_dir = None if cache_dir is None else pathlib.Path(cache_dir)
+        self.cache_dir = None if cache_dir is None else _cache_folder(cache_dir)
         self.max_retries = max_retries
         self.timeout = float(timeout)
         self.concurrency = concurrency
@@ -575,12 +590,16 @@ class OpenAIJudge:
         if self.cache_dir is None:
             return
         path = self._cache_path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
         text = json.dumps(entry, ensure_ascii=False, indent=1)
         if len(text.encode("utf-8")) > MAX_CACHE_BYTES:
             logger.info("Ev2R judge: reply not cached (its entry is over %d MiB)", MAX_CACHE_BYTES >> 20)
             return
-        write_atomically(path, text)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomically(path, text)
+        except OSError as err:  # the reply is scored all the same: only a rerun would ask again
+            logger.warning("Ev2R judge: the judge cache %s could not be written (%s); this reply is not cached",
+                           self.cache_dir, err.strerror or err)
 
 
 def _read_regular(path):
