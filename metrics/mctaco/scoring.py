@@ -7,7 +7,7 @@ Unlike the official tool (exact strings), labels may be "yes"/"no" in any case, 
 from dataclasses import dataclass
 
 import benchscore
-from benchscore.core.readers import at_example, shown
+from benchscore.core.readers import at_example, check_item_stats, shown
 
 VERSION = "1.0.0"
 
@@ -111,15 +111,11 @@ def aggregate(stats):
     """Corpus EM and F1 over per-question statistics (the official "Strict Acc." and "Avg F1")."""
     if not stats:
         raise ValueError("no questions to score; expected at least one candidate row")
+    check_item_stats(stats, ItemStats, "an mctaco ItemStats")
     f1_sum = 0.0
-    try:
-        for question in stats:  # plain left-to-right float sum, as the official tool
-            f1_sum += question.f1
-        n_exact = sum(question.exact_match for question in stats)
-    except AttributeError:  # checked only when it fails: no cost on the usual path
-        index, item = next(((i, x) for i, x in enumerate(stats) if not isinstance(x, ItemStats)), (None, None))
-        raise TypeError(f"example {index}: the statistics are {type(item).__name__} {shown(item)}; expected an "
-                        "mctaco ItemStats (from item_stats)") from None
+    for question in stats:  # plain left-to-right float sum, as the official tool
+        f1_sum += question.f1
+    n_exact = sum(question.exact_match for question in stats)
     return {"em": n_exact / len(stats), "f1": f1_sum / len(stats), "n_questions": len(stats)}
 
 

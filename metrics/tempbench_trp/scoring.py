@@ -17,7 +17,7 @@ import operator
 import typing
 
 import benchscore
-from benchscore.core.readers import relocate, shown
+from benchscore.core.readers import check_item_stats, relocate, shown
 
 VERSION = "1.0.0"
 
@@ -258,12 +258,7 @@ class Aggregator:
         except TypeError:
             raise TypeError(f"stats is {type(items).__name__} {shown(items)}; expected a list of ItemStats (from "
                             "item_stats)") from None
-        try:
-            self._add_rows(items)
-        except AttributeError:  # items checked only now (no cost otherwise); earlier adds stay: use a new Aggregator
-            index, item = next(((i, s) for i, s in enumerate(items) if not isinstance(s, ItemStats)), (None, None))
-            raise TypeError(f"example {index}: the statistics are {type(item).__name__} {shown(item)}; expected a "
-                            "tempbench_trp ItemStats (from item_stats)") from None
+        self._add_rows(check_item_stats(items, ItemStats, "a tempbench_trp ItemStats"))  # nothing added on error
         return self
 
     def _add_rows(self, items):

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Mapping
 
 import benchscore
-from benchscore.core.readers import at_example, shown
+from benchscore.core.readers import at_example, check_item_stats, shown
 
 VERSION = "1.0.0"
 
@@ -456,8 +456,7 @@ def aggregate(stats, strict=False, ev2r_aggregation="tsver"):
     official rules did silently that changes a number."""
     check_aggregation(ev2r_aggregation)
     check_flag(strict, "strict")
-    stats = list(stats)
-    check_item_stats(stats)
+    stats = check_item_stats(list(stats), ItemStats, "a tsver ItemStats")
     counted, in_tscs = ([s for s in stats if counted_in(s, strict)[k]] for k in (0, 1))
     statuses = Counter(s.status for s in stats)
     result = {
@@ -477,14 +476,6 @@ def aggregate(stats, strict=False, ev2r_aggregation="tsver"):
     result.update(ev2r)
     result["warnings"] = _claim_warnings(stats, VERDICT_WARNINGS + INVERTED_WARNINGS) + ev2r_warnings
     return result
-
-
-def check_item_stats(stats):
-    """A `TypeError` naming the first element of `stats` that is not an `ItemStats`."""
-    for index, item in enumerate(stats):
-        if not isinstance(item, ItemStats):
-            raise TypeError(f"example {index}: the statistics are {type(item).__name__} {shown(item)}; expected "
-                            "a tsver ItemStats (from item_stats)")
 
 
 def _file_notes(over, defaulted):

@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 import benchscore
-from benchscore.core.readers import InputError, invalid_text
+from benchscore.core.readers import InputError, check_item_stats, invalid_text
 from benchscore.webnlg_rdf.tokenizer import tokenize
 
 VERSION = "1.0.0"
@@ -782,12 +782,7 @@ def checked_stats(stats):
     """`stats` as a list, every item an `ItemStats` (`TypeError` naming the first that is not)."""
     if isinstance(stats, (str, bytes, ItemStats)) or not hasattr(stats, "__iter__"):
         raise TypeError(f"stats is {type(stats).__name__} {stats!r:.80}; expected a list of ItemStats (from item_stats)")
-    stats = list(stats)
-    for index, entry in enumerate(stats):
-        if not isinstance(entry, ItemStats):
-            raise TypeError(f"example {index}: the statistics are {type(entry).__name__} {entry!r:.80}; expected an "
-                            "ItemStats (from item_stats)")
-    return stats
+    return check_item_stats(list(stats), ItemStats, "a webnlg_rdf ItemStats")
 
 
 def aggregate(stats):
