@@ -7,11 +7,16 @@ It works around three behaviours of evaluate 0.4.6:
 2. only the first example is type-checked, and None is refused in a string column: the subclass's
    `_prepare` validates every example once, before Arrow, and makes None storable;
 3. examples are not numbered: `_prepare` gets the index of the batch's first example across all
-   `add_batch` calls, so an error names `example N` of the whole input.
+   `add_batch` calls, so an error names `example N` of the whole input;
+4. `compute` and `add_batch` build and keep many long-lived lists and dicts, which the cyclic
+   garbage collector rescans again and again: both run with it paused (`gc_paused`; reference
+   counting still frees memory). Measured by `scripts/bench_gc_pause.py`.
 
 Import this module as a module (`from benchscore.core import metric`), never the class itself:
 evaluate's loader takes the first `evaluate.Metric` subclass it finds in the module file's names.
 """
+
+import gc
 
 import evaluate
 
@@ -29,6 +34,17 @@ def check_version(written_for, module):
         )
 
 
+def gc_paused(method, **kwargs):
+    """`method(**kwargs)` with the cyclic GC paused, and restored as it was."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return method(**kwargs)
+    finally:
+        if enabled:
+            gc.enable()
+
+
 class BenchscoreMetric(evaluate.Metric):
     """A thin `evaluate.Metric`: optional inputs filled, every example validated once by `_prepare`."""
 
@@ -44,10 +60,13 @@ class BenchscoreMetric(evaluate.Metric):
         if predictions is not None or references is not None:
             for name in self.OPTIONAL_INPUTS:
                 kwargs.setdefault(name, None)
-        return super().compute(predictions=predictions, references=references, **kwargs)
+        return gc_paused(super().compute, predictions=predictions, references=references, **kwargs)
 
     def add_batch(self, *, predictions=None, references=None, **kwargs):
         """Adds a batch of examples; optional features may be left out."""
+        return gc_paused(self._add_batch, predictions=predictions, references=references, **kwargs)
+
+    def _add_batch(self, *, predictions=None, references=None, **kwargs):
         if predictions is None or references is None:
             raise ValueError(f"{self.name}: add_batch needs predictions and references")
         batch = {"predictions": predictions, "references": references, **kwargs}

@@ -1,6 +1,5 @@
 """TempBench TRP and CCR: temporal retrieval precision and chain consistency (the reference scorer's numbers)."""
 
-import gc
 
 import datasets
 import evaluate
@@ -81,18 +80,6 @@ Examples:
 """
 
 
-def _gc_paused(method, **kwargs):
-    """`method(**kwargs)` with the cyclic GC paused (reference counting still frees): its rescans of evaluate's
-    many long-lived lists and dicts took 3-4x the whole compute time on 10k questions (`bench_tempbench.py`)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return method(**kwargs)
-    finally:
-        if enabled:
-            gc.enable()
-
-
 class _Storable(datasets.Features):
     """The declared features without `encode_batch` (a Python call per value, 0.8x the pure scoring time):
     `_prepare` already made every batch storable, and Arrow still checks each value's type."""
@@ -143,14 +130,6 @@ class TempbenchTrp(metric.BenchscoreMetric):
         if space not in scoring.SPACES:
             raise ValueError(f"config_name must be 'label' (the default) or 'id', found {self.config_name!r}")
         return space
-
-    def compute(self, **kwargs):
-        """Scores what was added (and `predictions`/`references` with their features, if given), GC paused."""
-        return _gc_paused(super().compute, **kwargs)
-
-    def add_batch(self, **kwargs):
-        """Adds questions: each is checked here, so an error names the example before Arrow sees it."""
-        return _gc_paused(super().add_batch, **kwargs)
 
     def _prepare(self, batch, start):
         if batch.get("t_query") is None:
