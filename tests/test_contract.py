@@ -60,6 +60,7 @@ class Case:
     inputs: Callable  # paths -> the evaluate module's compute() inputs
     trainer: Callable  # paths -> (compute_metrics, eval_pred)
     headline: tuple  # flattened keys that every entry point must agree on
+    space_cells: dict  # headline key -> ({column: value} picking one row of the Space's table, column)
     config_name: str = None
 
     def paths(self):
@@ -118,6 +119,8 @@ def webnlg_trainer_run(references, candidates):
 
 WEBNLG_HEADLINE = tuple(f"Total_scores/{scheme}/{rate}" for scheme in ("Ent_type", "Partial", "Strict", "Exact")
                         for rate in ("Precision", "Recall", "F1")) + ("Exact_match/F1",)
+WEBNLG_CELLS = {key: ({"scores": "Total_scores", "scheme": key.split("/")[1]}, key.split("/")[2])
+                for key in WEBNLG_HEADLINE[:-1]} | {"Exact_match/F1": ({"scores": "Exact_match"}, "F1")}
 
 
 # ---------------------------------------------------------------- TSVer
@@ -146,22 +149,31 @@ CASES = {
         "mctaco", ("example.tsv", "example_predictions.txt"),
         cli_args=lambda gold, pred: ["mctaco", "--gold", gold, "--predictions", pred, "--json"],
         pure=mctaco_files.score_files, inputs=mctaco_inputs, trainer=mctaco_trainer_run,
-        headline=("em", "f1", "n_questions")),
+        headline=("em", "f1", "n_questions"),
+        space_cells={key: ({"slice": "all questions"}, column)
+                     for key, column in (("em", "EM"), ("f1", "F1"), ("n_questions", "questions"))}),
     "tempbench": Case(
         "tempbench_trp", ("questions.jsonl", "evidence.jsonl"),
         cli_args=lambda q, e: ["tempbench", "--questions", q, "--evidence", e, "--json"],
         pure=tempbench_files.score_files, inputs=tempbench_inputs, trainer=tempbench_trainer_run,
-        headline=("n_questions", "coverage", "TRP_macro", "TRP_micro", "CCR")),
+        headline=("n_questions", "coverage", "TRP_macro", "TRP_micro", "CCR"),
+        space_cells={key: ({"slice": "all questions"}, column) for key, column in (
+            ("n_questions", "questions"), ("coverage", "coverage"), ("TRP_macro", "TRP"), ("TRP_micro", "TRP_micro"),
+            ("CCR", "CCR"))}),
     "webnlg": Case(
         "webnlg_rdf", ("refs.xml", "cands.xml"),
         cli_args=lambda r, c: ["webnlg", r, c, "--json", "--no-progress"],
         pure=lambda r, c: webnlg_cli.score_files(r, c), inputs=webnlg_inputs, trainer=webnlg_trainer_run,
-        headline=WEBNLG_HEADLINE),
+        headline=WEBNLG_HEADLINE, space_cells=WEBNLG_CELLS),
     "tsver": Case(
         "tsver", ("gold.jsonl", "predictions.jsonl"),
         cli_args=lambda g, p: ["tsver", "--gold", g, "--predictions", p, "--json"],
         pure=lambda g, p: tsver_files.score_files(g, p), inputs=tsver_inputs, trainer=tsver_trainer_run,
-        headline=("verdict_accuracy", "verdict_macro_f1", "tscs", "iou", "n_claims", "n_correct")),
+        headline=("verdict_accuracy", "verdict_macro_f1", "tscs", "iou", "n_claims", "n_correct"),
+        space_cells={key: ({"score": row}, "value") for key, row in (
+            ("verdict_accuracy", "Verdict Accuracy"), ("verdict_macro_f1", "Verdict F1 (macro, 4 labels)"),
+            ("tscs", "TSCS"), ("iou", "time ranges: mean IoU"), ("n_claims", "gold claims"),
+            ("n_correct", "verdicts correct"))}),
 }
 
 
@@ -226,14 +238,19 @@ def test_cli_json(case, expected, capsys):
 
 
 def test_space_shows_every_headline_number(case, expected):
+    """Each headline number in its own cell (the row and column the Space labels it with), every digit."""
     pytest.importorskip("gradio", reason="gradio is not installed (CI installs the spaces extra)")
     import browser
 
     app = browser.load_app(case.folder)
-    output = app.score_files(*case.paths())
-    shown = {str(value) for row in output[0].values.tolist() for value in row}
+    table = app.score_files(*case.paths())[0]
+    assert set(case.space_cells) == set(case.headline)
     for key, value in expected.items():
-        assert repr(value) in shown or (isinstance(value, int) and str(value) in shown), (key, value, sorted(shown))
+        match, column = case.space_cells[key]
+        rows = table[np.logical_and.reduce([table[name] == wanted for name, wanted in match.items()])]
+        assert len(rows) == 1, (key, match, table.to_string())
+        cell = str(rows[column].iloc[0])
+        assert cell == repr(value) or (isinstance(value, int) and cell == str(value)), (key, value, cell)
 
 
 def _with_surrogate(value):
