@@ -29,7 +29,7 @@ from benchscore.tsver import files as tsver_files
 from benchscore.tsver import loader as tsver_loader
 from benchscore.tsver import scoring as tsver_scoring
 from benchscore.tsver import trainer as tsver_trainer
-from benchscore.webnlg_rdf import cli as webnlg_cli
+from benchscore.webnlg_rdf import files as webnlg_files
 from benchscore.webnlg_rdf import loader as webnlg_loader
 from benchscore.webnlg_rdf import trainer as webnlg_trainer
 from conftest import METRICS
@@ -163,7 +163,7 @@ CASES = {
     "webnlg": Case(
         "webnlg_rdf", ("refs.xml", "cands.xml"),
         cli_args=lambda r, c: ["webnlg", r, c, "--json", "--no-progress"],
-        pure=lambda r, c: webnlg_cli.score_files(r, c), inputs=webnlg_inputs, trainer=webnlg_trainer_run,
+        pure=lambda r, c: webnlg_files.score_files(r, c), inputs=webnlg_inputs, trainer=webnlg_trainer_run,
         headline=WEBNLG_HEADLINE, space_cells=WEBNLG_CELLS),
     "tsver": Case(
         "tsver", ("gold.jsonl", "predictions.jsonl"),

@@ -19,7 +19,7 @@ from conftest import shared_path
 
 from benchscore.harness import lm_eval_path, tasks
 from benchscore.mctaco.files import score_files as mctaco_score_files
-from benchscore.webnlg_rdf.cli import score_files as webnlg_score_files
+from benchscore.webnlg_rdf.files import score_files as webnlg_score_files
 from benchscore.webnlg_rdf.files import read_predictions, read_references
 
 N_RESAMPLES = 20

@@ -15,7 +15,7 @@ from benchscore.mctaco.files import read_references as read_tsv
 from benchscore.mctaco.files import score_files as mctaco_score_files
 from benchscore.mctaco.scoring import question_key
 from benchscore.mctaco.scoring import score as mctaco_score
-from benchscore.webnlg_rdf.cli import score_files
+from benchscore.webnlg_rdf.files import score_files
 from benchscore.webnlg_rdf.files import read_predictions as read_candidates
 from benchscore.webnlg_rdf.files import read_references
 from conftest import shared_path

@@ -7,7 +7,7 @@ import evaluate
 import pytest
 
 import benchscore
-from benchscore.webnlg_rdf import cli
+from benchscore.webnlg_rdf import files as webnlg_files
 from benchscore.webnlg_rdf import files
 from benchscore.webnlg_rdf import scoring
 from conftest import load_metric
@@ -124,8 +124,8 @@ def test_signature_names_every_option(webnlg, webnlg_breakdown):
     assert plain == prefix + "|breakdown:no" and split == prefix + "|breakdown:yes"
     # the CLI prints the same signature for the same settings
     example = files.__file__.replace("files.py", "examples/")
-    assert cli.score_files(example + "refs.xml", example + "cands.xml")["signature"] == plain
-    assert cli.score_files(example + "refs.xml", example + "cands.xml", by=["size"])["signature"] == split
+    assert webnlg_files.score_files(example + "refs.xml", example + "cands.xml")["signature"] == plain
+    assert webnlg_files.score_files(example + "refs.xml", example + "cands.xml", by=["size"])["signature"] == split
 
 
 TINY_METRIC = """

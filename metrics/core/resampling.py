@@ -26,10 +26,10 @@ left out of that number's interval and p-value; `n_defined` says how many sample
 """
 
 import math
-import numbers
 
 import numpy as np
 
+from benchscore.core.checks import is_int, is_real
 from benchscore.core.readers import shown
 
 DEFAULT_RESAMPLES = 1000
@@ -42,21 +42,16 @@ TIE_TOLERANCE = 1e-12  # resummed floats differ in the last bits; such a differe
 MAX_RESAMPLES = 100_000  # time grows with resamples x items: 100,000 over 1,332 items takes ~3 s
 
 
-def _whole(value):
-    """An int that is not a bool (numpy ints too)."""
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
-
-
 def check_options(n_resamples, seed, level):
     """Validates the resampling options with a message that says what is expected."""
-    if not _whole(n_resamples) or n_resamples < 1:
+    if not is_int(n_resamples) or n_resamples < 1:
         raise ValueError(f"n_resamples must be a positive int, found {n_resamples!r}")
     if n_resamples > MAX_RESAMPLES:
         raise ValueError(f"n_resamples is {n_resamples:,}; expected at most {MAX_RESAMPLES:,} (1,000 is plenty "
                          "for 95% intervals; more only costs time)")
-    if not _whole(seed) or seed < 0:
+    if not is_int(seed) or seed < 0:
         raise ValueError(f"seed must be a non-negative int (the run must be reproducible), found {seed!r}")
-    if isinstance(level, bool) or not isinstance(level, numbers.Real) or not 0 < level < 1:
+    if not is_real(level) or not 0 < level < 1:
         raise ValueError(f"confidence level must be a number strictly between 0 and 1 (e.g. 0.95), found {level!r}")
 
 

@@ -27,10 +27,11 @@ WebNLG text-to-RDF (`webnlg_text2rdf*`)
 import functools
 import itertools
 import math
-import numbers
 import operator
 import re
 from collections import Counter
+
+from benchscore.core.checks import is_real
 
 from .official_files import official_file
 from .scorers import (
@@ -111,7 +112,7 @@ def _mctaco_answer(row, loglikelihood_no, loglikelihood_yes):
     silently read it as "no". (-inf, a choice the model rules out, is a number.)"""
     for choice, value in (("no", loglikelihood_no), ("yes", loglikelihood_yes)):
         found = f"example {row} (mc_taco_official candidate row): the log-likelihood of {choice!r} is {value!r:.40}"
-        if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        if not is_real(value):
             raise TypeError(f"{found} ({type(value).__name__}); expected a number")
         try:
             number = float(value)

@@ -8,6 +8,8 @@ import evaluate
 from benchscore import data
 from benchscore.core import metric
 from benchscore.core import resampling
+from benchscore.core.checks import as_int
+from benchscore.core.checks import is_int
 from benchscore.core.readers import at_example
 from benchscore.core.readers import shown
 from benchscore.mctaco import scoring
@@ -97,16 +99,16 @@ def _text(value, index, field, numbers=False):
     """A string column's value: "" for None (Arrow's first-example check refuses None), else the string."""
     if value is None or isinstance(value, str):
         return value or ""
-    if numbers and isinstance(value, int) and not isinstance(value, bool) and value.bit_length() <= 64:
-        return str(value)
+    if numbers and is_int(value) and as_int(value).bit_length() <= 64:
+        return str(as_int(value))
     expected = "a string or a 64-bit integer" if numbers else "a string"
     raise at_example(index, f"{field} is {shown(value)} ({type(value).__name__}); expected {expected} or None")
 
 
 def _category(value, index):
-    if isinstance(value, int) and not isinstance(value, bool):
+    if is_int(value):
         if 0 <= value < len(scoring.CATEGORIES):
-            return scoring.CATEGORIES[value]
+            return scoring.CATEGORIES[as_int(value)]
         raise at_example(index, f"category is {shown(value)}; expected a name from {scoring.CATEGORIES} or its id 0-4")
     return _text(value, index, "category")
 

@@ -7,6 +7,7 @@ Unlike the official tool (exact strings), labels may be "yes"/"no" in any case, 
 from dataclasses import dataclass
 
 import benchscore
+from benchscore.core.checks import is_int
 from benchscore.core.readers import at_example, check_item_stats, shown
 
 VERSION = "1.0.0"
@@ -68,7 +69,7 @@ def check_inputs(predictions, references, question_keys, categories=None):
     predicted = [to_yes(value, i, "prediction") for i, value in enumerate(predictions)]
     gold = [to_yes(value, i, "reference") for i, value in enumerate(references)]
     for i, key in enumerate(question_keys):
-        if not isinstance(key, (str, int)) or isinstance(key, bool):
+        if not (isinstance(key, str) or is_int(key)):
             raise at_example(i, f"question key is {shown(key)}; expected a string or an integer")
     check_categories(question_keys, categories)
     return predicted, gold

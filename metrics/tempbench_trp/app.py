@@ -10,6 +10,7 @@ import gradio as gr
 import pandas as pd
 
 from benchscore.core import space
+from benchscore.core.checks import as_int, is_int
 from benchscore.tempbench_trp import files, scoring
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -33,8 +34,8 @@ _ASCII_INT = re.compile(r"-?[0-9]+")
 def _whole_number(value, max_chars=20):
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
+    if is_int(value):
+        return as_int(value)
     text = value.strip() if isinstance(value, str) else ""
     return int(text) if _ASCII_INT.fullmatch(text) and len(text) <= max_chars else None
 

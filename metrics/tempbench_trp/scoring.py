@@ -17,6 +17,7 @@ import operator
 import typing
 
 import benchscore
+from benchscore.core.checks import is_int
 from benchscore.core.readers import check_item_stats, relocate, shown
 
 VERSION = "1.0.0"
@@ -62,7 +63,7 @@ def check_options(space="label", top_k=None, dedup=False):
     """Refuses an unknown `space`, a `top_k` that is not a positive int or None, a `dedup` that is not a bool."""
     if not isinstance(space, str) or space not in SPACES:
         raise ValueError(f"space must be 'label' or 'id', found {space!r:.80}")
-    if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1):
+    if top_k is not None and (not is_int(top_k) or top_k < 1):
         raise ValueError(f"top_k must be a positive int or None, found {top_k!r:.80}")
     if not isinstance(dedup, bool):
         raise TypeError(f"dedup must be True or False, found {dedup!r:.80}")

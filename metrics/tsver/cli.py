@@ -174,7 +174,7 @@ def confusion_lines(matrix):
                     for label, row in zip(SHORT_LABELS, matrix)]
 
 
-def table_lines(result):
+def table_lines(result, strict=False):
     """The official report; lines marked (+) in the README are ours (counts, signature)."""
     n_processed = result["n_claims"] - result["n_missing"]
     coverage = 100 * n_processed / result["n_claims"] if result["n_claims"] else 0.0
@@ -197,7 +197,7 @@ def table_lines(result):
               "⚠️  Error Analysis:"]
     problems = [(result["n_errors"], "error prediction(s) (verdict \"error\": counted wrong)"),
                 (result["n_unmatched"], "verdict(s) matching no label (left out of verdict scores)"
-                 if "strict:no" in result["signature"] else "verdict(s) matching no label (counted wrong)"),
+                 if not strict else "verdict(s) matching no label (counted wrong)"),
                 (result["n_missing"], "claim(s) without a prediction line")]
     lines += [f"   • {n} {what}" for n, what in problems if n] or ["   • No errors found! ✅"]
     lines += ["", RULE]
@@ -252,7 +252,7 @@ def run(args):
     warn("tsver", result["warnings"])
     if "judge_usage" in result:
         print(f"benchscore tsver: {usage_line(result['judge_usage'])}", file=sys.stderr)
-    print(json.dumps(result, indent=2) if args.json else "\n".join(table_lines(result)))
+    print(json.dumps(result, indent=2) if args.json else "\n".join(table_lines(result, args.strict)))
     return 0
 
 

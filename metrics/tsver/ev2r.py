@@ -25,6 +25,7 @@ import time
 import warnings
 from collections.abc import Mapping
 
+from benchscore.core import checks
 from benchscore.core.readers import iter_jsonl, parse_json, write_atomically
 from benchscore.tsver.prompt_template import official_prompt
 from benchscore.tsver.scoring import EV2R_KEYS, TSVerWarning, defaulted_keys, ev2r_aggregate, ev2r_counts, listed
@@ -38,8 +39,8 @@ except ImportError:  # the progress bar is optional
 # The judge's record
 
 def is_number(value, kind=(int, float)):
-    """A number of `kind` that is not a bool (True is an int to Python, never a count or a setting here)."""
-    return isinstance(value, kind) and not isinstance(value, bool)
+    """A number of `kind` (int: `checks.is_int`, else `checks.is_real`): never a bool."""
+    return checks.is_int(value) if kind is int else checks.is_real(value)
 
 
 TEXT_KEYS = ("facts in predicted evidence", "fact check predicted evidence",  # free text: for audits, never scored

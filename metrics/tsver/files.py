@@ -171,8 +171,9 @@ def file_stats(gold_path, predictions_path, ev2r_path=None):
     them all, a number no resample of the claims can carry: Ev²R is then left out (warning)."""
     gold = read_references(gold_path)
     predictions = read_predictions(predictions_path, [g["Claim"] for g in gold])
-    result = score(gold, predictions, ev2r_path, per_claim=True)
-    stats, name = result["per_claim"], result["signature"].rpartition("|judge:")[2]
+    judged = []  # the judge's run, whose signature names the judge (never parsed back out of the result's)
+    result = score(gold, predictions, ev2r_path, per_claim=True, judged=judged)
+    stats, name = result["per_claim"], judged[0].signature if judged else "none"
     if "n_ev2r_records" in result:
         warnings.warn(f"{ev2r_path} holds {result['n_ev2r_records']} records for {result['n_ev2r_judged']} judged "
                       "claims; the official Ev2R sums them all, which no resample of the claims can reproduce, "

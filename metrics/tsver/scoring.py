@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Mapping
 
 import benchscore
+from benchscore.core.checks import is_int
 from benchscore.core.readers import at_example, check_item_stats, shown
 
 VERSION = "1.0.0"
@@ -133,12 +134,8 @@ def coverage(gold_series, predicted_series):
             "series": series, "empty": False}
 
 
-def _is_int(value):
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _is_year(value):
-    return _is_int(value) and INT32[0] <= value <= INT32[1]
+    return is_int(value) and INT32[0] <= value <= INT32[1]
 
 
 def ev2r_counts(record, where="Ev2R record"):
@@ -147,7 +144,7 @@ def ev2r_counts(record, where="Ev2R record"):
         raise TypeError(f"{where}: expected a dict with the keys {list(EV2R_KEYS)}, found {type(record).__name__}")
     counts = {key: record.get(key, 0) for key in EV2R_KEYS}
     for key, value in counts.items():
-        if not _is_int(value) or value < 0:
+        if not is_int(value) or value < 0:
             raise ValueError(f"{where}: {key!r} must be an int >= 0, found {shown(value, 80)}")
         if value > MAX_COUNT:
             raise ValueError(f"{where}: {key!r} is {shown(value, 80)}; expected a count of atomic facts, "

@@ -10,7 +10,7 @@ import gradio as gr
 import pandas as pd
 
 from benchscore.core import space
-from benchscore.webnlg_rdf import cli, scoring
+from benchscore.webnlg_rdf import files, scoring
 
 HERE = pathlib.Path(__file__).resolve().parent
 INPUTS = (
@@ -88,7 +88,7 @@ def show(result, names):
 
 
 # Uploaded or pasted official files (the reference XML, the candidate XML), read as the CLI reads them.
-score_files, score_text = space.file_scorers(INPUTS, cli.score_files, show, _options)
+score_files, score_text = space.file_scorers(INPUTS, files.score_files, show, _options)
 
 
 def _options_widgets():

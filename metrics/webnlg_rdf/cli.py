@@ -4,15 +4,13 @@ its signature and breakdowns), and `benchscore compare webnlg`. Both read throug
 """
 
 import json
-import sys
 
 from benchscore.core import compare
 from benchscore.core.readers import check_output
 from benchscore.webnlg_rdf import files, significance
-from benchscore.webnlg_rdf.scoring import KINDS, RATES, SCHEMES, aggregate, breakdown, signature
+from benchscore.webnlg_rdf.scoring import KINDS, RATES, SCHEMES, signature
 
 COUNTS = KINDS + ("Possible", "Actual")
-PROGRESS_MIN_ENTRIES = 500  # below this a bar only flickers
 REFERENCE_HELP = "reference XML (<entry> with <modifiedtripleset>/<mtriple>)"
 CANDIDATE_HELP = "candidate XML (<entry> with <generatedtripleset>/<gtriple>)"
 
@@ -25,29 +23,6 @@ def add_arguments(parser):
     parser.add_argument("--by", action="append", choices=("category", "size"), default=[], help="extension: also "
                         "report per reference category / per size (number of reference triples); repeatable")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
-
-
-def _progress_bar(iterable, total):
-    from tqdm import tqdm
-
-    return tqdm(iterable, total=total, desc="webnlg", unit="entry", file=sys.stderr,
-                disable=True if total < PROGRESS_MIN_ENTRIES else None)
-
-
-def score_files(reference_path, candidate_path, by=(), progress=False, time_limit=None):
-    """The result dict: official structure, then `extension_per_<key>` for each key in `by`, the
-    warnings (if any) and the signature. `time_limit`: see `files.file_stats`."""
-    warnings = []
-    references, _, stats = files.file_stats(reference_path, candidate_path, warnings, _progress_bar if progress else None,
-                                            time_limit)
-    result = aggregate(stats)
-    # size = number of reference triples, as in the evaluate module (equal to the files' size attribute)
-    keys = {"category": [ref["category"] for ref in references], "size": [len(ref["triples"]) for ref in references]}
-    result.update((f"extension_per_{key}", breakdown(stats, keys[key])) for key in by)
-    if warnings:
-        result["warnings"] = warnings
-    result["signature"] = signature(breakdown=bool(by))
-    return result
 
 
 def _row(label, scores, counts=()):
@@ -74,7 +49,7 @@ def format_table(result, by=()):
 
 def run(args):
     check_output(args.output, args.reference, args.candidate)
-    result = score_files(args.reference, args.candidate, by=args.by, progress=not args.no_progress)
+    result = files.score_files(args.reference, args.candidate, by=args.by, progress=not args.no_progress)
     compare.warn("webnlg", result.get("warnings", ()))
     if args.output:
         official = {key: result[key] for key in ("Total_scores", "Scores_per_tag", "Exact_match")}

@@ -12,6 +12,7 @@ declarations, external entities or DTDs) is all here; every error is `FILE:LINE:
 import html.entities
 import os
 import re
+import sys
 import time
 import xml.etree.ElementTree as ET
 from functools import partial
@@ -225,3 +226,29 @@ def file_stats(reference_path, candidate_path, warnings=None, progress=None, tim
     if warnings is not None:
         warnings.extend(capped(found))
     return references, candidates, stats
+
+
+PROGRESS_MIN_ENTRIES = 500  # below this a bar only flickers
+
+
+def _progress_bar(iterable, total):
+    from tqdm import tqdm
+
+    return tqdm(iterable, total=total, desc="webnlg", unit="entry", file=sys.stderr,
+                disable=True if total < PROGRESS_MIN_ENTRIES else None)
+
+
+def score_files(reference_path, candidate_path, by=(), progress=False, time_limit=None):
+    """The result dict: official structure, then `extension_per_<key>` for each key in `by`, the
+    warnings (if any) and the signature. `time_limit`: see `files.file_stats`."""
+    warnings = []
+    references, _, stats = file_stats(reference_path, candidate_path, warnings, _progress_bar if progress else None,
+                                            time_limit)
+    result = scoring.aggregate(stats)
+    # size = number of reference triples, as in the evaluate module (equal to the files' size attribute)
+    keys = {"category": [ref["category"] for ref in references], "size": [len(ref["triples"]) for ref in references]}
+    result.update((f"extension_per_{key}", scoring.breakdown(stats, keys[key])) for key in by)
+    if warnings:
+        result["warnings"] = warnings
+    result["signature"] = scoring.signature(breakdown=bool(by))
+    return result
