@@ -1,42 +1,22 @@
 """benchscore: evaluate-compatible metric modules that give the official numbers.
 
 Each benchmark is one sub-package (`benchscore.mctaco`, ...) whose folder is also an `evaluate`
-module and a Hub Space; code the benchmarks share lives once in `benchscore.core`. This file holds
-the registry of benchmark names that `load`, the command line and the docs read.
+module and a Hub Space; code the benchmarks share lives once in `benchscore.core`. `BENCHMARKS` is
+the registry that `load`, the command line, the data store and the docs read: one `Benchmark` per
+folder that declares one in its `benchmark.py`.
 """
 
 import os
-from dataclasses import dataclass
 
 __version__ = "0.1.0"
 
 METRICS_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
-@dataclass(frozen=True)
-class Benchmark:
-    """One benchmark: its short name (the CLI command), its folder (sub-package, evaluate module, Space)."""
+# Each benchmark folder declares its own record (`<folder>/benchmark.py`); this is where they meet.
+from benchscore.core.registry import collect  # noqa: E402  (after __version__: the records may read it)
 
-    name: str
-    folder: str
-    title: str
-    scores: str
-
-    @property
-    def path(self):
-        return os.path.join(METRICS_DIR, self.folder)
-
-
-BENCHMARKS = {
-    benchmark.name: benchmark
-    for benchmark in (
-        Benchmark("mctaco", "mctaco", "MC-TACO", "question-level EM and F1 (official evaluator)"),
-        Benchmark("tempbench", "tempbench_trp", "TempBench", "TRP, CCR and coverage (reference scorer)"),
-        Benchmark("webnlg", "webnlg_rdf", "WebNLG+ 2020 text-to-RDF",
-                  "Strict/Exact/Partial/Type P/R/F1 (official evaluation script)"),
-        Benchmark("tsver", "tsver", "TSVer", "verdict accuracy, TSCS and Ev2R (official scorer)"),
-    )
-}
+BENCHMARKS = collect(METRICS_DIR)
 
 
 def benchmark(name):

@@ -38,7 +38,9 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from dataclasses import dataclass, field
+
+import benchscore
+from benchscore.core.registry import File
 
 PREFIX = "official:"
 GITHUB_RAW = "https://raw.githubusercontent.com"
@@ -60,173 +62,16 @@ class ChecksumError(DataError):
     """A downloaded or stored file does not have its pinned sha256."""
 
 
-@dataclass(frozen=True)
-class File:
-    path: str  # in the repository
-    sha256: str
-    size: int
-    shared: str = None  # where ../shared/data/<benchmark>/ keeps a verified copy (for fill_from and the tests)
-
-
-@dataclass(frozen=True)
-class Benchmark:
-    name: str
-    title: str
-    owner: str
-    repo: str
-    commit: str  # None for a Hub dataset (the revision is chosen at fetch time)
-    files: dict  # name -> File (GitHub) or name -> path in the Hub repository (TempBench)
-    default: tuple  # what `fetch` gets without naming files
-    licence: str
-    cite: str
-    bibtex: str
-    aliases: dict = field(default_factory=dict)  # other names of a split -> its file name
-    data_dir: str = ""  # folder of the repository that `official:` alone (or load_tsver) points at
-
-    @property
-    def source(self):
-        if self.commit is None:
-            return f"https://huggingface.co/datasets/{self.owner}/{self.repo}"
-        return f"https://github.com/{self.owner}/{self.repo}/tree/{self.commit}"
-
-
-BENCHMARKS = {
-    "mctaco": Benchmark(
-        name="mctaco",
-        title="MC-TACO (temporal commonsense)",
-        owner="CogComp", repo="MCTACO", commit="0ba9b790ad5a87ab3eef0f0cb7819408192f9729",
-        files={
-            "dev": File("dataset/dev_3783.tsv",
-                        "8de54f6d3e0a6466e4ba2c5179c7f9ac3442eeba8683c46fd712f5f54751d6dd", 679912, "dev_3783.tsv"),
-            "test": File("dataset/test_9442.tsv",
-                         "47e12f88559eb0735eeca2af2d0a3ed48efb3bb2742ff31de9fcfc9a76094354", 1705225, "test_9442.tsv"),
-            "readme": File("dataset/readme.txt",
-                           "53be12e6940843dde0dae9cc91aefb3ac7c57dab780e1dc7aac20bdc12c2a281", 2208, "readme.txt"),
-        },
-        default=("dev", "test", "readme"),
-        aliases={"validation": "dev"},
-        data_dir="dataset",
-        licence="not stated (the repository has no LICENSE file; the Hugging Face dataset card says \"unknown\")",
-        cite="Zhou, Khashabi, Ning and Roth, \"Going on a vacation\" takes longer than \"Going for a walk\": "
-             "A Study of Temporal Commonsense Understanding, EMNLP 2019",
-        bibtex="""@inproceedings{ZKNR19,
-    author = {Ben Zhou and Daniel Khashabi and Qiang Ning and Dan Roth},
-    title = {"Going on a vacation" takes longer than "Going for a walk": A Study of Temporal Commonsense Understanding},
-    booktitle = {EMNLP},
-    year = {2019},
-}""",
-    ),
-    "webnlg": Benchmark(
-        name="webnlg",
-        title="WebNLG+ 2020 text-to-RDF (reference files of the official scorer)",
-        owner="WebNLG", repo="WebNLG-Text-to-triples", commit="6a409508885bcd7b3a5d8e42f599fe6c3c6b8564",
-        files={
-            "en": File("Data/semantic-parsing-test-data-with-refs-en(2).xml",
-                       "8542911fedeae13087e04896bd611e57fd8b3a1e5509244a0e57a6c509bc7115", 2010966,
-                       "references/en_all.xml"),
-            "en_seen": File("Data/semantic-parsing-test-data-with-refs-en(2) (Seen).xml",
-                            "6a564b6a96cc61190e0ca8370e0dd7147e5a10a14c806f982d8dbbd2733d3979", 756761,
-                            "references/en_seen.xml"),
-            "en_unseen_entities": File("Data/semantic-parsing-test-data-with-refs-en(2) (Unseen Entities).xml",
-                                       "2655f2a99b43c860eb5d551e596bfdfe55654ea2fdd494a4896418e4e5d0f22a", 386916,
-                                       "references/en_unseen_entities.xml"),
-            "en_unseen_categories": File(
-                "Data/semantic-parsing-test-data-with-refs-en(2) (Unseen Entities and Categories).xml",
-                "4a90c5234266250d66ad7737a0a151baa5ad97c71ef325783b5a8b05ba45d27c", 881551,
-                "references/en_unseen_categories.xml"),
-            "ru": File("Data/semantic-parsing-test-data-with-refs-ru.xml",
-                       "853ee5364ee33aa7e53c34852fdd805b518718c12ee81499d7af18ed7876b549", 1885627,
-                       "references/ru_all.xml"),
-        },
-        default=("en", "en_seen", "en_unseen_entities", "en_unseen_categories", "ru"),
-        aliases={"en_all": "en", "ru_all": "ru", "en-seen": "en_seen", "en-unseen-entities": "en_unseen_entities",
-                 "en-unseen-categories": "en_unseen_categories"},
-        data_dir="Data",
-        licence="CC BY-NC-SA 4.0 (the WebNLG 3.0 test data; the scorer's repository itself is GPL-3.0, "
-                "and no code is fetched)",
-        cite="Castro Ferreira et al., The 2020 Bilingual, Bi-Directional WebNLG+ Shared Task: Overview and "
-             "Evaluation Results (WebNLG+ 2020), WebNLG+ 2020, https://aclanthology.org/2020.webnlg-1.7",
-        bibtex="""@inproceedings{castro-ferreira-etal-2020-2020,
-    title = "The 2020 Bilingual, Bi-Directional {W}eb{NLG}+ Shared Task: Overview and Evaluation Results ({W}eb{NLG}+ 2020)",
-    author = "Castro Ferreira, Thiago and Gardent, Claire and Ilinykh, Nikolai and van der Lee, Chris and
-      Mille, Simon and Moussallem, Diego and Shimorina, Anastasia",
-    booktitle = "Proceedings of the 3rd International Workshop on Natural Language Generation from the Semantic Web (WebNLG+)",
-    year = "2020",
-    address = "Dublin, Ireland (Virtual)",
-    publisher = "Association for Computational Linguistics",
-    url = "https://aclanthology.org/2020.webnlg-1.7",
-    pages = "55--76",
-}""",
-    ),
-    "tsver": Benchmark(
-        name="tsver",
-        title="TSVer (time-series fact verification)",
-        owner="marekstrong", repo="TSVer", commit="7dd35f2a311440c8421a399d40602022ebf21183",
-        files={
-            "test": File("data/tsver_test.jsonl",
-                         "cbb0c59056111d25ed1276d33224e458c89483a6d842cc7f0d94c204cd563eae", 388558, "tsver_test.jsonl"),
-            "dev": File("data/tsver_dev.jsonl",
-                        "0d3c81d665e4572ce2aedb33044d9df413ebbf555c7980e7d45271f387e2a3f6", 28975, "tsver_dev.jsonl"),
-            "licence": File("LICENSE", "28a9529c7d0bb4dc51f4bf5c116a3d16ef247a052f7591466768ddf563fd1cf5", 20138,
-                            "LICENSE_CC-BY-SA-4.0.txt"),
-            "metadata": File("data/time_series/metadata.json",
-                             "5ad054561e2470fbcc7bafe1e963a7ab5756e70aac99ac850b501c97cfe20e33", 204892,
-                             "time_series/metadata.json"),
-            "country_codes": File("data/time_series/country_codes.yaml",
-                                  "6b7140f2c25fe5403143209f58ebc259cbe112fe318a43f156ad002120a7f471", 5981,
-                                  "time_series/country_codes.yaml"),
-            # The Ev²R judge prompt (TEMPLATE_EV2R) of the official pipeline: read as data by
-            # benchscore.tsver.prompt_template (parsed, never executed), so it is pinned like the data.
-            "prompt_templates": File("baseline/prompt_templates.py",
-                                     "4aa6bd347ee34c5d3571248d7ca582494cb51dbfe59a32875a009a5b2dc9d385", 10430,
-                                     "baseline/prompt_templates.py"),
-        },
-        default=("test", "dev", "licence", "prompt_templates"),
-        data_dir="data",
-        licence="CC BY-SA 4.0 (the repository's LICENSE, fetched beside the data)",
-        cite="Strong and Vlachos, TSVer: A Benchmark for Fact Verification Against Time-Series Evidence, "
-             "EMNLP 2025 (arXiv:2511.01101)",
-        bibtex="""@inproceedings{strong-vlachos-2025-tsver,
-    title = "{TSV}er: A Benchmark for Fact Verification Against Time-Series Evidence",
-    author = "Strong, Marek and Vlachos, Andreas",
-    booktitle = "Proceedings of the 2025 Conference on Empirical Methods in Natural Language Processing",
-    year = "2025",
-    eprint = "2511.01101",
-    archivePrefix = "arXiv",
-}""",
-    ),
-    "tempbench": Benchmark(
-        name="tempbench",
-        title="TempBench (temporal KG QA), Hugging Face Hub dataset",
-        owner="Guen", repo="tempbench", commit=None,
-        files={
-            "labelled": "benchmark/benchmark_labelled.jsonl",
-            "ids": "benchmark/benchmark.jsonl",
-            "functional_negatives": "benchmark/functional_negatives.jsonl",
-            "addendum": "v1.0.1-addendum.md",
-            "card": "README.md",
-        },
-        default=("labelled", "ids", "functional_negatives", "addendum", "card"),
-        licence="as stated on the dataset card (README.md, fetched beside the data)",
-        cite="Caldarini, TempBench: A Temporal Knowledge-Graph QA Benchmark with Per-Question Gold Subgraphs "
-             "and Retrieval-Quality Metrics, CIKM '26, doi:10.1145/3799682.3840181",
-        bibtex="""@inproceedings{caldarini2026tempbench,
-    author = {Caldarini},
-    title = {TempBench: A Temporal Knowledge-Graph QA Benchmark with Per-Question Gold Subgraphs and Retrieval-Quality Metrics},
-    booktitle = {Proceedings of the ACM International Conference on Information and Knowledge Management (CIKM '26)},
-    year = {2026},
-    doi = {10.1145/3799682.3840181},
-}""",
-    ),
-}
-ALIASES = {"tempbench_trp": "tempbench", "webnlg_rdf": "webnlg"}
+# Each benchmark's official data is declared in its folder (`<folder>/benchmark.py`): name -> Source.
+BENCHMARKS = {name: benchmark.data for name, benchmark in benchscore.BENCHMARKS.items()}
+ALIASES = {b.folder: b.name for b in benchscore.BENCHMARKS.values() if b.folder != b.name}  # folder names
 # TempBench's official splits are the `split` field of its question files: official:test is
 # benchmark_labelled.jsonl restricted to split "test" (the reference scorer's usage).
 TEMPBENCH_SPLITS = {"test": ("labelled", "test"), "train": ("labelled", "train"),
                     "test-ids": ("ids", "test"), "train-ids": ("ids", "train")}
 TEMPBENCH_OPTIONAL = ("card", "addendum")  # fetched when the revision has them
 TIME_SERIES = "time_series"  # `official:time_series` / `--with-time-series`: the 400 TSVer CSVs
-MANIFEST = pathlib.Path(__file__).with_name("data_tsver_time_series.json")
+MANIFEST = pathlib.Path(benchscore.benchmark("tsver").path, "time_series_manifest.json")  # in the TSVer folder
 
 
 # ------------------------------------------------------------------ configuration

@@ -63,14 +63,23 @@ def run(args):
 
 def _fetch(args):
     names = _names_to_fetch(args)
+    failed = []  # one benchmark that cannot be fetched (the Hub offline, say) stops none of the others
     for name in names:
         revision = _revision_for(args, name)
         with_time_series = args.with_time_series and data.benchmark(name).name == "tsver"
-        paths = data.fetch(name, args.files, with_time_series=with_time_series, revision=revision, force=args.force,
-                           progress=not args.no_progress)
+        try:
+            paths = data.fetch(name, args.files, with_time_series=with_time_series, revision=revision,
+                               force=args.force, progress=not args.no_progress)
+        except data.DataError as err:
+            if len(names) == 1:
+                raise
+            failed.append(f"{data.benchmark(name).name}: {err}")
+            continue
         for file_name, path in paths.items():
             print(f"{data.benchmark(name).name} {file_name}: {path}")
     print(f"store: {data.root()}")
+    if failed:
+        raise data.DataError("; ".join(failed))
     return 0
 
 

@@ -39,6 +39,21 @@ def test_the_registry_names_every_folder_and_cli_command():
     assert set(cli.COMMANDS) == set(benchscore.BENCHMARKS)
 
 
+def test_each_folder_declares_its_record_and_the_data_store_reads_it():
+    """One registry (issue 21): each benchmark's `benchmark.py` holds its record, official data included;
+    the data store's table and folder aliases are read from it, not written a second time."""
+    from benchscore import data
+
+    declared = sorted(p.name for p in METRICS.iterdir() if (p / "benchmark.py").exists())
+    assert sorted(b.folder for b in benchscore.BENCHMARKS.values()) == declared
+    assert data.BENCHMARKS == {b.name: b.data for b in benchscore.BENCHMARKS.values()}
+    assert data.ALIASES == {"tempbench_trp": "tempbench", "webnlg_rdf": "webnlg"}
+    for bench in benchscore.BENCHMARKS.values():
+        assert bench.data.name == bench.name and data.benchmark(bench.folder) is bench.data
+    data_py = (METRICS / "data.py").read_text(encoding="utf-8")
+    assert "bibtex=" not in data_py and "sha256=" not in data_py and '"mctaco":' not in data_py
+
+
 def test_the_docs_name_every_benchmark_of_the_registry():
     readme = (METRICS.parent / "README.md").read_text(encoding="utf-8")
     for bench in benchscore.BENCHMARKS.values():

@@ -1,0 +1,71 @@
+"""The registry of benchmarks: each benchmark folder declares one `Benchmark` in its `benchmark.py`
+(its command, folder, title and official data: source, pinned files, licence, citation), and
+`collect` finds them. Nothing outside a benchmark's folder lists the benchmarks."""
+
+import importlib
+import os
+from dataclasses import dataclass, field
+
+METRICS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the `benchscore` package
+
+
+@dataclass(frozen=True)
+class File:
+    """One official file pinned in a GitHub repository."""
+
+    path: str  # in the repository
+    sha256: str
+    size: int
+    shared: str = None  # where ../shared/data/<benchmark>/ keeps a verified copy (for fill_from and the tests)
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a benchmark's official files come from, pinned (what `benchscore data` fetches and checks)."""
+
+    name: str
+    title: str
+    owner: str
+    repo: str
+    commit: str  # None for a Hub dataset (the revision is chosen at fetch time)
+    files: dict  # name -> File (GitHub) or name -> path in the Hub repository (TempBench)
+    default: tuple  # what `fetch` gets without naming files
+    licence: str
+    cite: str
+    bibtex: str
+    aliases: dict = field(default_factory=dict)  # other names of a split -> its file name
+    data_dir: str = ""  # folder of the repository that `official:` alone (or load_tsver) points at
+
+    @property
+    def source(self):
+        if self.commit is None:
+            return f"https://huggingface.co/datasets/{self.owner}/{self.repo}"
+        return f"https://github.com/{self.owner}/{self.repo}/tree/{self.commit}"
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """One benchmark: its short name (the CLI command), its folder (sub-package, evaluate module,
+    Space), its title, what it scores, and its official data."""
+
+    name: str
+    folder: str
+    title: str
+    scores: str
+    data: Source
+
+    @property
+    def path(self):
+        return os.path.join(METRICS_DIR, self.folder)
+
+
+def collect(metrics_dir):
+    """{name: Benchmark} of every folder of `metrics_dir` that has a `benchmark.py`, by folder name."""
+    found = {}
+    for folder in sorted(os.listdir(metrics_dir)):
+        if os.path.isfile(os.path.join(metrics_dir, folder, "benchmark.py")):
+            benchmark = importlib.import_module(f"benchscore.{folder}.benchmark").BENCHMARK
+            if benchmark.folder != folder:
+                raise ImportError(f"{folder}/benchmark.py declares folder {benchmark.folder!r}; expected {folder!r}")
+            found[benchmark.name] = benchmark
+    return found
