@@ -3,7 +3,7 @@
 Each benchmark is one sub-package (`benchscore.mctaco`, ...) whose folder is also an `evaluate`
 module and a Hub Space; code the benchmarks share lives once in `benchscore.core`. `BENCHMARKS` is
 the registry that `load`, the command line, the data store and the docs read: one `Benchmark` per
-folder that declares one in its `benchmark.py`.
+folder that declares one in its `benchmark.toml`.
 """
 
 import os
@@ -13,8 +13,8 @@ __version__ = "0.1.0"
 METRICS_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
-# Each benchmark folder declares its own record (`<folder>/benchmark.py`); this is where they meet.
-from benchscore.core.registry import collect  # noqa: E402  (after __version__: the records may read it)
+# Each benchmark folder declares its own record (`<folder>/benchmark.toml`); this is where they meet.
+from benchscore.core.registry import collect  # noqa: E402
 
 BENCHMARKS = collect(METRICS_DIR)
 

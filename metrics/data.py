@@ -62,7 +62,7 @@ class ChecksumError(DataError):
     """A downloaded or stored file does not have its pinned sha256."""
 
 
-# Each benchmark's official data is declared in its folder (`<folder>/benchmark.py`): name -> Source.
+# Each benchmark's official data is declared in its folder (`<folder>/benchmark.toml`): name -> Source.
 BENCHMARKS = {name: benchmark.data for name, benchmark in benchscore.BENCHMARKS.items()}
 ALIASES = {b.folder: b.name for b in benchscore.BENCHMARKS.values() if b.folder != b.name}  # folder names
 # TempBench's official splits are the `split` field of its question files: official:test is

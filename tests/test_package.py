@@ -1,6 +1,7 @@
 """The installed package: `benchscore.load` from any working directory, the CLI entry points."""
 
 import os
+import re
 import subprocess
 import sys
 
@@ -40,11 +41,11 @@ def test_the_registry_names_every_folder_and_cli_command():
 
 
 def test_each_folder_declares_its_record_and_the_data_store_reads_it():
-    """One registry (issue 21): each benchmark's `benchmark.py` holds its record, official data included;
+    """One registry (issue 21): each benchmark's `benchmark.toml` holds its record, official data included;
     the data store's table and folder aliases are read from it, not written a second time."""
     from benchscore import data
 
-    declared = sorted(p.name for p in METRICS.iterdir() if (p / "benchmark.py").exists())
+    declared = sorted(p.name for p in METRICS.iterdir() if (p / "benchmark.toml").exists())
     assert sorted(b.folder for b in benchscore.BENCHMARKS.values()) == declared
     assert data.BENCHMARKS == {b.name: b.data for b in benchscore.BENCHMARKS.values()}
     assert data.ALIASES == {"tempbench_trp": "tempbench", "webnlg_rdf": "webnlg"}
@@ -109,3 +110,14 @@ def test_every_module_is_written_for_this_version():
     for bench in benchscore.BENCHMARKS.values():
         source = (METRICS / bench.folder / f"{bench.folder}.py").read_text(encoding="utf-8")
         assert f'metric.check_version("{benchscore.__version__}", "{bench.folder}")' in source
+
+
+def test_a_record_that_lacks_a_field_names_its_file(tmp_path):
+    from benchscore.core import registry
+
+    record = (METRICS / "mctaco" / "benchmark.toml").read_text(encoding="utf-8")
+    broken = tmp_path / "benchmark.toml"
+    broken.write_text(record.replace('owner = "CogComp"\n', ""), encoding="utf-8")
+    with pytest.raises(ValueError, match=rf"^{re.escape(str(broken))}: not a benchmark record \(TypeError: .*owner"):
+        registry.read(broken)
+    assert registry.read(METRICS / "mctaco" / "benchmark.toml") == benchscore.BENCHMARKS["mctaco"]

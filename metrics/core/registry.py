@@ -1,9 +1,9 @@
-"""The registry of benchmarks: each benchmark folder declares one `Benchmark` in its `benchmark.py`
+"""The registry of benchmarks: each benchmark folder declares one `Benchmark` in its `benchmark.toml`
 (its command, folder, title and official data: source, pinned files, licence, citation), and
-`collect` finds them. Nothing outside a benchmark's folder lists the benchmarks."""
+`collect` reads them. Nothing outside a benchmark's folder lists the benchmarks."""
 
-import importlib
 import os
+import tomllib
 from dataclasses import dataclass, field
 
 METRICS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the `benchscore` package
@@ -59,13 +59,28 @@ class Benchmark:
         return os.path.join(METRICS_DIR, self.folder)
 
 
+def read(path):
+    """The `Benchmark` a `benchmark.toml` declares (its `[data]` table: the `Source`, files included)."""
+    with open(path, "rb") as f:
+        record = tomllib.load(f)
+    try:
+        data = dict(record.pop("data"))
+        files = {name: entry if isinstance(entry, str) else File(**entry) for name, entry in data.pop("files").items()}
+        source = Source(name=record["name"], files=files, default=tuple(data.pop("default")),
+                        commit=data.pop("commit", None), **data)
+        return Benchmark(**record, data=source)
+    except (KeyError, TypeError) as err:  # a record of ours that lacks or misnames a field: say which file
+        raise ValueError(f"{path}: not a benchmark record ({type(err).__name__}: {err})") from None
+
+
 def collect(metrics_dir):
-    """{name: Benchmark} of every folder of `metrics_dir` that has a `benchmark.py`, by folder name."""
+    """{name: Benchmark} of every folder of `metrics_dir` that has a `benchmark.toml`, by folder name."""
     found = {}
     for folder in sorted(os.listdir(metrics_dir)):
-        if os.path.isfile(os.path.join(metrics_dir, folder, "benchmark.py")):
-            benchmark = importlib.import_module(f"benchscore.{folder}.benchmark").BENCHMARK
+        path = os.path.join(metrics_dir, folder, "benchmark.toml")
+        if os.path.isfile(path):
+            benchmark = read(path)
             if benchmark.folder != folder:
-                raise ImportError(f"{folder}/benchmark.py declares folder {benchmark.folder!r}; expected {folder!r}")
+                raise ValueError(f"{path}: declares folder {benchmark.folder!r}; expected {folder!r}")
             found[benchmark.name] = benchmark
     return found
