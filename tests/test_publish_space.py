@@ -8,6 +8,8 @@ import pathlib
 
 import pytest
 
+import benchscore
+
 from conftest import METRICS
 from conftest import REPO
 
@@ -141,7 +143,7 @@ def test_not_a_folder(tmp_path, capsys):
     assert "nope: not a folder" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("folder", ["mctaco", "tempbench_trp", "webnlg_rdf", "tsver"])
+@pytest.mark.parametrize("folder", sorted(b.folder for b in benchscore.BENCHMARKS.values()))
 def test_each_metric_folder_is_a_publishable_space(folder, capsys):
     """The real folders: a Space header (sdk gradio, app.py, evaluate/metric tags) and the gradio pin agree."""
     files = publish_space.publish(METRICS / folder, f"me/{folder}", dry_run=True)

@@ -17,13 +17,14 @@ pytest.importorskip("gradio", reason="gradio is not installed (pip install gradi
 import gradio as gr  # noqa: E402
 import pandas as pd  # noqa: E402
 
+import benchscore  # noqa: E402
 from benchscore.core import space  # noqa: E402
 
 from benchscore.mctaco import scoring as mctaco_scoring  # noqa: E402
 from benchscore.tsver import scoring as tsver_scoring  # noqa: E402
 from benchscore.webnlg_rdf import scoring as webnlg_scoring  # noqa: E402
 
-FOLDERS = ("mctaco", "tempbench_trp", "webnlg_rdf", "tsver")
+FOLDERS = tuple(sorted(b.folder for b in benchscore.BENCHMARKS.values()))  # the registry: a new one fails here
 EXAMPLES = {  # the files each app's one-click example scores
     "mctaco": ("example.tsv", "example_predictions.txt"),
     "tempbench_trp": ("questions.jsonl", "evidence.jsonl"),
