@@ -18,18 +18,41 @@ MAX_DEPTH = 64  # JSON nesting: our deepest format (TSVer judge replies) needs 4
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
-class InputError(ValueError):
-    """A located input error: the message starts with `FILE:LINE:` or `example N:`."""
+class _Located:
+    """An input error that carries where it is (`example`, the 0-based index of an in-memory example;
+    or `path` and `line`, 1-based) and what (`detail`), so that code that shows it elsewhere (a
+    Space naming table rows) reads fields, never the text back. The text starts with the place:
+    `FILE:LINE: detail`, `example N: detail` (or `label: detail`)."""
+
+    def __init__(self, detail, *, example=None, path=None, line=None, label=None):
+        self.detail, self.example, self.path, self.line = detail, example, path, line
+        where = label or (f"example {example}" if example is not None else f"{path}:{line}" if path is not None else "")
+        super().__init__(f"{where}: {detail}" if where else detail)
+
+
+class InputError(_Located, ValueError):
+    """A located input error (a value): see `_Located`."""
+
+
+class InputTypeError(_Located, TypeError):
+    """A located input error (a type): see `_Located`."""
 
 
 def at_line(path, line, message):
     """`InputError` for line `line` (1-based) of file `path`."""
-    return InputError(f"{path}:{line}: {message}")
+    return InputError(message, path=path, line=line)
 
 
-def at_example(index, message):
-    """`InputError` for the in-memory example at `index` (0-based)."""
-    return InputError(f"example {index}: {message}")
+def at_example(index, message, kind=InputError):
+    """`kind` (`InputError` or `InputTypeError`) for the in-memory example at `index` (0-based)."""
+    return kind(message, example=index)
+
+
+def in_example(err, index, label=None):
+    """`err` (a ValueError or TypeError) located in the example at `index`: the same kind, its text after
+    `example N: ` (or `label: `)."""
+    kind = InputTypeError if isinstance(err, TypeError) else InputError
+    return kind(str(err), example=index, label=label)
 
 
 def check_item_stats(stats, kind, expected):
@@ -39,8 +62,8 @@ def check_item_stats(stats, kind, expected):
     would read a bug of ours as the user's."""
     if not all(issubclass(item_type, kind) for item_type in set(map(type, stats))):
         index, item = next((i, item) for i, item in enumerate(stats) if not isinstance(item, kind))
-        raise TypeError(f"example {index}: the statistics are {type(item).__name__} {shown(item)}; expected "
-                        f"{expected} (from item_stats)")
+        raise at_example(index, f"the statistics are {type(item).__name__} {shown(item)}; expected {expected} "
+                                "(from item_stats)", InputTypeError)
     return stats
 
 
@@ -53,12 +76,6 @@ def shown(value, limit=40):
     except ValueError:  # an integer with more digits than int -> str allows
         return f"an integer of {value.bit_length():,} bits"
     return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
-
-
-def relocate(err, prefix):
-    """The same kind of error with `prefix: ` before its text (e.g. the example that holds it)."""
-    kind = InputError if isinstance(err, ValueError) else type(err)
-    return kind(f"{prefix}: {err}")
 
 
 def decode(raw, path, line=1, expected="a UTF-8 text file"):

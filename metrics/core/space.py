@@ -53,13 +53,14 @@ def scored(score, names, *args, **kwargs):
 
 
 def table_scored(score, labels, *args, **kwargs):
-    """`score(*args, **kwargs)` on a table's items; an `example N` error names the item as `labels[N]` does."""
+    """`score(*args, **kwargs)` on a table's items; an error located in example N (`readers.InputError` or
+    `InputTypeError`, counted from 0) names the item as `labels[N]` does."""
     try:
         return score(*args, **kwargs)
-    except (ValueError, TypeError) as err:  # the pure functions count examples from 0
-        index, _, rest = str(err).removeprefix("example ").partition(":")
-        located = index.isdigit() and int(index) < len(labels)
-        raise gr.Error(f"{labels[int(index)]}:{rest}" if located else str(err), print_exception=False) from None
+    except (ValueError, TypeError) as err:
+        index = getattr(err, "example", None)  # a field of the error, never read back out of its text
+        located = isinstance(index, int) and 0 <= index < len(labels)
+        raise gr.Error(f"{labels[index]}: {err.detail}" if located else str(err), print_exception=False) from None
 
 
 def file_scorers(inputs, score, show, options=None):

@@ -18,7 +18,7 @@ import typing
 
 import benchscore
 from benchscore.core.checks import is_int
-from benchscore.core.readers import check_item_stats, relocate, shown
+from benchscore.core.readers import check_item_stats, in_example, shown
 
 VERSION = "1.0.0"
 
@@ -231,7 +231,7 @@ def _iter_stats(questions, evidences, space, top_k, dedup, keep=None):
             checked = check_question(question, space)
             yield stats(checked, check_evidence(evidence, space, checked.where), top_k, dedup)
         except (ValueError, TypeError) as err:
-            raise relocate(err, f"example {index}") from None
+            raise in_example(err, index) from None
 
 
 # Step 2: corpus numbers from statistics alone

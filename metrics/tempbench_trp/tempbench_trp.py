@@ -6,7 +6,9 @@ import evaluate
 
 from benchscore import data
 from benchscore.core import metric
-from benchscore.core.readers import relocate
+from benchscore.core.readers import InputTypeError
+from benchscore.core.readers import at_example
+from benchscore.core.readers import in_example
 from benchscore.core.resampling import DEFAULT_RESAMPLES
 from benchscore.core.resampling import DEFAULT_SEED
 from benchscore.tempbench_trp import scoring
@@ -103,7 +105,7 @@ def _text(value, index, field):
     """An optional string column's value: "" for None (evaluate refuses None in a string column)."""
     if value is None or isinstance(value, str):
         return value or ""
-    raise TypeError(f"example {index}: {field} must be a string or None, found {type(value).__name__}")
+    raise at_example(index, f"{field} must be a string or None, found {type(value).__name__}", InputTypeError)
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -140,7 +142,7 @@ class TempbenchTrp(metric.BenchscoreMetric):
             try:
                 question, stored = _stored({"t_query": t_query, "S_star": gold, "id": batch["id"][i]}, evidence, space)
             except (ValueError, TypeError) as err:
-                raise relocate(err, f"example {start + i}") from None
+                raise in_example(err, start + i) from None
             prepared["predictions"].append(stored)
             prepared["references"].append([value for triple in question.gold for value in triple])
             prepared["t_query"].append(question.t_query)
@@ -161,7 +163,7 @@ class TempbenchTrp(metric.BenchscoreMetric):
                 if keep is not None and not keep({"id": qid}):
                     continue
             except ValueError as err:  # no id, with functional_ids
-                raise relocate(err, f"example {i}") from None
+                raise in_example(err, i) from None
             question = scoring.Question(qid, complexity[i] or None, operator_type[i] or None, t_query[i],
                                         frozenset(zip(gold[0::3], gold[1::3], gold[2::3])), frozenset(), space, "")
             triples, times = evidence["triples"], evidence["times"]

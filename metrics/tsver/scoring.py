@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 import benchscore
 from benchscore.core.checks import is_int
-from benchscore.core.readers import at_example, check_item_stats, shown
+from benchscore.core.readers import InputTypeError, at_example, check_item_stats, in_example, shown
 
 VERSION = "1.0.0"
 
@@ -220,8 +220,8 @@ def series_rows(series):
 
 def _check_keys(value, keys, index, side):
     if not isinstance(value, dict):
-        raise TypeError(f"example {index}: {side} is {type(value).__name__}; expected a dict with the keys "
-                        f"{list(keys)}")
+        raise at_example(index, f"{side} is {type(value).__name__}; expected a dict with the keys {list(keys)}",
+                         InputTypeError)
     if set(value) != set(keys):
         missing, extra = sorted(set(keys) - set(value)), sorted(map(str, set(value) - set(keys)))
         found = " and ".join(f"{what} keys {names}" for what, names in (("missing", missing), ("unknown", extra))
@@ -313,7 +313,7 @@ def item_stats(gold, predictions, ev2r=None):
         try:
             stats.append(claim_item(g["Verdict"], g["TimeSeries"], p, None if failure else e, failure))
         except (TypeError, ValueError) as err:
-            raise type(err)(f"example {i} ({str(g['Claim'])[:60]!r}): {err}") from None
+            raise in_example(err, i, label=f"example {i} ({str(g['Claim'])[:60]!r})") from None
     return stats
 
 

@@ -183,7 +183,7 @@ def _located(reference_path, candidate_path, references, candidates, index, err)
     line = row["line"] if err.triple is None or err.triple >= len(row["triple_lines"]) else row["triple_lines"][err.triple]
     eid = "" if reference["eid"] is None else f" (reference eid {reference['eid']!r})"
     where = "" if err.side == "entries" else f"entry {index}{eid}: "  # (the running total names its entries)
-    return at_line(path, line, f"{where}{err}")
+    return at_line(path, line, f"{where}{err.detail}")
 
 
 def check_cost(reference_path, candidate_path, references, candidates, limit=scoring.MAX_COST):

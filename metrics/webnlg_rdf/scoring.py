@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 import benchscore
-from benchscore.core.readers import InputError, check_item_stats, invalid_text
+from benchscore.core.readers import InputError, InputTypeError, at_example, check_item_stats, invalid_text
 from benchscore.webnlg_rdf.tokenizer import tokenize
 
 VERSION = "1.0.0"
@@ -527,33 +527,32 @@ class EntryError(InputError):
     """An entry that cannot be scored. `side` ("reference", "candidate", None for the whole entry or "entries"
     for the entries up to it) and `triple` (its index, or None) say where, so that a file reader can name the line."""
 
-    def __init__(self, message, side=None, triple=None):
-        super().__init__(message)
+    def __init__(self, message, side=None, triple=None, example=None):
+        super().__init__(message, example=example)
         self.side, self.triple = side, triple
 
 
-def _where(example):
-    return "" if example is None else f"example {example}: "
+def _type_error(message, example):
+    return TypeError(message) if example is None else at_example(example, message, InputTypeError)
 
 
 def _check_list(triples, side, example):
-    where = _where(example)
     if isinstance(triples, str) or not isinstance(triples, (list, tuple)):
-        raise TypeError(f"{where}{side}s is {type(triples).__name__} {triples!r:.80}; "
-                        "expected a list of 'subject | predicate | object' strings")
+        raise _type_error(f"{side}s is {type(triples).__name__} {triples!r:.80}; "
+                          "expected a list of 'subject | predicate | object' strings", example)
     for i, triple in enumerate(triples):
         if not isinstance(triple, str):
-            raise TypeError(f"{where}{side}s[{i}] is {type(triple).__name__} {triple!r:.80}; "
-                            "expected a 'subject | predicate | object' string")
+            raise _type_error(f"{side}s[{i}] is {type(triple).__name__} {triple!r:.80}; "
+                              "expected a 'subject | predicate | object' string", example)
         if not triple.isascii() and invalid_text(triple) is not None:
-            raise EntryError(f"{where}{side} triple {i} {triple!r:.80} holds a lone surrogate; expected valid "
-                             "Unicode text", side, i)
+            raise EntryError(f"{side} triple {i} {triple!r:.80} holds a lone surrogate; expected valid "
+                             "Unicode text", side, i, example)
         if len(triple) > MAX_TRIPLE_CHARS:
-            raise EntryError(f"{where}{side} triple {i} has {len(triple):,} characters; expected at most "
-                             f"{MAX_TRIPLE_CHARS:,} (a limit of this scorer)", side, i)
+            raise EntryError(f"{side} triple {i} has {len(triple):,} characters; expected at most "
+                             f"{MAX_TRIPLE_CHARS:,} (a limit of this scorer)", side, i, example)
     if len(triples) > MAX_TRIPLES:
-        raise EntryError(f"{where}{len(triples)} {side} triples in one entry; expected at most {MAX_TRIPLES} "
-                         "(a limit of this scorer: the official script would try k! assignments)", side)
+        raise EntryError(f"{len(triples)} {side} triples in one entry; expected at most {MAX_TRIPLES} "
+                         "(a limit of this scorer: the official script would try k! assignments)", side, example=example)
 
 
 def _check_elements(normalised, side, example):
@@ -561,8 +560,8 @@ def _check_elements(normalised, side, example):
         for name, element in zip(("subject", "predicate", "object"), triple.split(" | ")[:3]):
             n_tokens = len(_element_tokens(element)[_CAND])
             if n_tokens > MAX_ELEMENT_TOKENS:
-                raise EntryError(f"{_where(example)}the {name} of {side} triple {i} has {n_tokens} tokens; "
-                                 f"expected at most {MAX_ELEMENT_TOKENS} (a limit of this scorer)", side, i)
+                raise EntryError(f"the {name} of {side} triple {i} has {n_tokens} tokens; "
+                                 f"expected at most {MAX_ELEMENT_TOKENS} (a limit of this scorer)", side, i, example)
 
 
 def check_entry(references, candidates, example=None):
@@ -576,9 +575,9 @@ def check_entry(references, candidates, example=None):
     distinct_refs = len(set(refs) | ({""} if len(cands) > len(refs) else set()))  # padding included
     distinct_cands = len(set(cands) | ({""} if len(refs) > len(cands) else set()))
     if distinct_refs * distinct_cands > MAX_PAIRS:
-        raise EntryError(f"{_where(example)}{distinct_refs} distinct reference x {distinct_cands} distinct candidate "
+        raise EntryError(f"{distinct_refs} distinct reference x {distinct_cands} distinct candidate "
                          f"triples (padding included) make {distinct_refs * distinct_cands} pairs to score; expected "
-                         f"at most {MAX_PAIRS} (a limit of this scorer)")
+                         f"at most {MAX_PAIRS} (a limit of this scorer)", example=example)
     return refs, cands
 
 
@@ -627,9 +626,9 @@ def check_cost(references_per_entry, candidates_per_entry, limit=MAX_COST, locat
             if total <= limit:  # (tokenizing is what the first count bounds)
                 total += scoring_cost(references, candidates, example)
             if total > limit:
-                raise EntryError(f"{_where(example)}entries 0 to {index} need {total:,} work units to score; expected "
+                raise EntryError(f"entries 0 to {index} need {total:,} work units to score; expected "
                                  f"at most {limit:,} at once (a limit of this scorer, a few seconds of work; split "
-                                 "the file or score it with the library)", "entries")
+                                 "the file or score it with the library)", "entries", example=example)
         except EntryError as err:
             if located:
                 raise located(index, err) from None
@@ -680,8 +679,8 @@ def _pair_matrix(references, candidates, refs, cands, example):
             except _OfficialCrash as err:
                 ref_text = repr(references[r]) if r < len(references) else "(padding)"
                 cand_text = repr(candidates[c]) if c < len(candidates) else "(padding)"
-                raise EntryError(f"{_where(example)}reference triple {r} {ref_text} against candidate triple {c} "
-                                 f"{cand_text}: {err}", err.side, r if err.side == "reference" else c) from None
+                raise EntryError(f"reference triple {r} {ref_text} against candidate triple {c} {cand_text}: {err}",
+                                 err.side, r if err.side == "reference" else c, example) from None
         matrix.append(row)
     return matrix
 
@@ -699,9 +698,9 @@ def item_stats(references, candidates, example=None):
     scores = [[pair.score for pair in row] for row in matrix]
     states = search_states(scores)
     if states > MAX_SEARCH_STATES:
-        raise EntryError(f"{_where(example)}the assignment search over {len(scores)} triple slots has {states:,} "
+        raise EntryError(f"the assignment search over {len(scores)} triple slots has {states:,} "
                          f"states; expected at most {MAX_SEARCH_STATES:,} (a limit of this scorer: too many "
-                         "reference triples that score differently)")
+                         "reference triples that score differently)", example=example)
     assignment = best_assignment(scores)
     selected = [matrix[c][r] for c, r in enumerate(assignment)]
     return ItemStats(
