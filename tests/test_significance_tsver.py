@@ -82,8 +82,7 @@ def test_no_judge_no_ev2r_row():
 def _official(name, split):
     data = shared_path("data", "tsver")
     gold, predictions = data / f"tsver_{split}.jsonl", data / "predictions" / f"pred_{name}.jsonl"
-    stats, judge = files.file_stats(gold, predictions)
-    return stats
+    return files.file_stats(gold, predictions)
 
 
 @pytest.mark.parametrize("name,split", [("dev_gold", "dev"), ("dev_perturbed_seed12345", "dev"),
@@ -212,6 +211,6 @@ def test_compare_leaves_out_an_ev2r_file_with_extra_records(tmp_path):
     extra = tmp_path / "ev2r.jsonl"
     extra.write_text(records + records.splitlines()[0] + "\n", encoding="utf-8")  # one claim recorded twice
     with pytest.warns(scoring.TSVerWarning, match="holds 281 records for 280 judged claims"):
-        stats, judge = files.file_stats(data / "tsver_test.jsonl", data / "predictions" / "pred_test_gold.jsonl",
+        stats, judge = files.scored_claims(data / "tsver_test.jsonl", data / "predictions" / "pred_test_gold.jsonl",
                                                extra)
     assert judge == "none" and "ev2r_f1" not in significance.confidence_intervals(stats, 10)

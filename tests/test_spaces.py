@@ -115,7 +115,7 @@ def test_tempbench_space(driver, tmp_path):
 
 def test_webnlg_space(driver, tmp_path):
     examples = browser.METRICS / "webnlg_rdf" / "examples"
-    references, _, stats = webnlg_files.file_stats(examples / "refs.xml", examples / "cands.xml")
+    references, _, stats = webnlg_files.scored_entries(examples / "refs.xml", examples / "cands.xml")
     result = webnlg_scoring.aggregate(stats)
     expected = []
     for title, schemes in [("Total_scores", result["Total_scores"]), *result["Scores_per_tag"].items()]:

@@ -283,7 +283,7 @@ def run_compare(args):
     predictions, records, agreement = _compared(args)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        scored = [files.file_stats(args.gold, path, ev2r_path) for path, ev2r_path in zip(predictions, records)]
+        scored = [files.scored_claims(args.gold, path, ev2r_path) for path, ev2r_path in zip(predictions, records)]
     warn("compare tsver", [w.message for w in caught])
     judge = "+".join(dict.fromkeys(name for _, name in scored))  # one judge name, or each system's
     options = {"strict": args.strict, "ev2r_aggregation": args.ev2r_aggregation}

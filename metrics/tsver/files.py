@@ -166,6 +166,11 @@ def _write_report(report, gold_path, predictions_path, gold, stats, signature, s
 
 
 def file_stats(gold_path, predictions_path, ev2r_path=None):
+    """The per-claim statistics of a prediction file (and recorded Ev²R) against gold (see `scored_claims`)."""
+    return scored_claims(gold_path, predictions_path, ev2r_path)[0]
+
+
+def scored_claims(gold_path, predictions_path, ev2r_path=None):
     """(per-claim statistics, judge signature) of a prediction file (and recorded Ev²R) against gold,
     for `compare`. Where the Ev²R file holds more records than judged claims, the official Ev²R sums
     them all, a number no resample of the claims can carry: Ev²R is then left out (warning)."""

@@ -71,7 +71,7 @@ def add_compare_arguments(parser):
 
 def run_compare(args):
     warnings = []
-    stats = [files.file_stats(args.gold, path, warnings)[2] for path in args.predictions]
+    stats = [files.file_stats(args.gold, path, warnings) for path in args.predictions]
     compare.warn("compare", warnings)
     return compare.report_comparison(args, stats, significance.confidence_intervals, significance.paired_test,
                                      signature())

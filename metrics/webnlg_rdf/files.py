@@ -200,7 +200,13 @@ def _check_time(deadline, time_limit, index, total, path, candidate):
                                                "command line `benchscore webnlg` has no time limit)")
 
 
-def file_stats(reference_path, candidate_path, warnings=None, progress=None, time_limit=None):
+def file_stats(reference_path, candidate_path, warnings=None):
+    """The per-entry `ItemStats` of a candidate file against a reference file (for `compare`; warnings
+    as in `scored_entries`)."""
+    return scored_entries(reference_path, candidate_path, warnings)[2]
+
+
+def scored_entries(reference_path, candidate_path, warnings=None, progress=None, time_limit=None):
     """(references, candidates, per-entry `ItemStats`) of a candidate file against a reference file.
     Warnings (eids, official quirks met; at most `scoring.capped`'s number) are appended to
     `warnings` (a list) when given; `progress(iterable, total)` may wrap the entry loop;
@@ -240,9 +246,9 @@ def _progress_bar(iterable, total):
 
 def score_files(reference_path, candidate_path, by=(), progress=False, time_limit=None):
     """The result dict: official structure, then `extension_per_<key>` for each key in `by`, the
-    warnings (if any) and the signature. `time_limit`: see `files.file_stats`."""
+    warnings (if any) and the signature. `time_limit`: see `scored_entries`."""
     warnings = []
-    references, _, stats = file_stats(reference_path, candidate_path, warnings, _progress_bar if progress else None,
+    references, _, stats = scored_entries(reference_path, candidate_path, warnings, _progress_bar if progress else None,
                                             time_limit)
     result = scoring.aggregate(stats)
     # size = number of reference triples, as in the evaluate module (equal to the files' size attribute)
