@@ -447,3 +447,16 @@ def test_module_question_ids_mixing_types_across_add_batch_are_refused():
     assert module.compute()["n_questions"] == 1  # the first batch, still stored
     module.add_batch(predictions=["yes"], references=["yes"], question_id=["1"])  # a new input: strings are fine
     assert module.compute()["n_questions"] == 1
+
+
+@pytest.mark.parametrize("key", [2**64, -(2**64), 10**30])
+def test_a_question_id_beyond_64_bits_is_refused_alike_by_the_scorer_and_the_module(key):
+    """One rule for question ids (issue 21: the pure scorer took any size, the module 64 bits only)."""
+    from benchscore.mctaco import scoring
+
+    with pytest.raises(ValueError, match=r"^example 1: question key is .*; expected a string or a 64-bit integer$"):
+        scoring.score(["yes", "no"], ["yes", "no"], [1, key])
+    module = load_metric("mctaco")
+    with pytest.raises(ValueError, match=r"^example 1: question_id is .*expected a string or a 64-bit integer or None$"):
+        module.compute(predictions=[True, False], references=[True, False], question_id=[1, key])
+    assert scoring.score(["yes", "no"], ["yes", "no"], [2**64 - 1, -(2**64 - 1)])["n_questions"] == 2

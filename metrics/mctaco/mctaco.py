@@ -99,7 +99,7 @@ def _text(value, index, field, numbers=False):
     """A string column's value: "" for None (Arrow's first-example check refuses None), else the string."""
     if value is None or isinstance(value, str):
         return value or ""
-    if numbers and is_int(value) and as_int(value).bit_length() <= 64:
+    if numbers and scoring.is_question_key(value):  # an int here: the pure scorer's rule
         return str(as_int(value))
     expected = "a string or a 64-bit integer" if numbers else "a string"
     raise at_example(index, f"{field} is {shown(value)} ({type(value).__name__}); expected {expected} or None")

@@ -7,7 +7,7 @@ Unlike the official tool (exact strings), labels may be "yes"/"no" in any case, 
 from dataclasses import dataclass
 
 import benchscore
-from benchscore.core.checks import is_int
+from benchscore.core.checks import as_int, is_int
 from benchscore.core.readers import at_example, check_item_stats, shown
 
 VERSION = "1.0.0"
@@ -60,6 +60,11 @@ def to_yes(value, index, field):
     return yes
 
 
+def is_question_key(key):
+    """A string, or an integer of at most 64 bits (the evaluate module stores ids as text; one rule for both)."""
+    return isinstance(key, str) or (is_int(key) and as_int(key).bit_length() <= 64)
+
+
 def check_inputs(predictions, references, question_keys, categories=None):
     """The rows checked (lengths, labels, keys, one category per question); labels as booleans."""
     n_rows = len(references)
@@ -69,8 +74,8 @@ def check_inputs(predictions, references, question_keys, categories=None):
     predicted = [to_yes(value, i, "prediction") for i, value in enumerate(predictions)]
     gold = [to_yes(value, i, "reference") for i, value in enumerate(references)]
     for i, key in enumerate(question_keys):
-        if not (isinstance(key, str) or is_int(key)):
-            raise at_example(i, f"question key is {shown(key)}; expected a string or an integer")
+        if not is_question_key(key):
+            raise at_example(i, f"question key is {shown(key)}; expected a string or a 64-bit integer")
     check_categories(question_keys, categories)
     return predicted, gold
 
