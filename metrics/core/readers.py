@@ -12,19 +12,22 @@ import os
 import re
 import stat
 import tempfile
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 MAX_LINE_BYTES = 64 << 20  # one line of any input file: 64 MiB
 MAX_DEPTH = 64  # JSON nesting: our deepest format (TSVer judge replies) needs 4
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
-class _Located:
+class _Located(Exception):
     """An input error that carries where it is (`example`, the 0-based index of an in-memory example;
     or `path` and `line`, 1-based) and what (`detail`), so that code that shows it elsewhere (a
     Space naming table rows) reads fields, never the text back. The text starts with the place:
     `FILE:LINE: detail`, `example N: detail` (or `label: detail`)."""
 
-    def __init__(self, detail, *, example=None, path=None, line=None, label=None):
+    def __init__(self, detail: str, *, example: int | None = None, path: str | os.PathLike | None = None,
+                 line: int | None = None, label: str | None = None) -> None:
         self.detail, self.example, self.path, self.line = detail, example, path, line
         where = label or (f"example {example}" if example is not None else f"{path}:{line}" if path is not None else "")
         super().__init__(f"{where}: {detail}" if where else detail)
@@ -38,24 +41,24 @@ class InputTypeError(_Located, TypeError):
     """A located input error (a type): see `_Located`."""
 
 
-def at_line(path, line, message):
+def at_line(path: str | os.PathLike, line: int, message: str) -> InputError:
     """`InputError` for line `line` (1-based) of file `path`."""
     return InputError(message, path=path, line=line)
 
 
-def at_example(index, message, kind=InputError):
+def at_example(index: int, message: str, kind: type[_Located] = InputError) -> _Located:
     """`kind` (`InputError` or `InputTypeError`) for the in-memory example at `index` (0-based)."""
     return kind(message, example=index)
 
 
-def in_example(err, index, label=None):
+def in_example(err: Exception, index: int, label: str | None = None) -> _Located:
     """`err` (a ValueError or TypeError) located in the example at `index`: the same kind, its text after
     `example N: ` (or `label: `)."""
     kind = InputTypeError if isinstance(err, TypeError) else InputError
     return kind(str(err), example=index, label=label)
 
 
-def check_item_stats(stats, kind, expected):
+def check_item_stats(stats: list, kind: type, expected: str) -> list:
     """`stats` (a list) unchanged when every item is a `kind`, else a `TypeError` naming the first that is not
     (`expected`: how the message names `kind`, e.g. "an mctaco ItemStats"). One pass over the items' types
     (in C), before any number is summed: a type check, never an `AttributeError` caught on the way, which
@@ -67,18 +70,20 @@ def check_item_stats(stats, kind, expected):
     return stats
 
 
-def shown(value, limit=40):
+def shown(value: object, limit: int = 40) -> str:
     """`value` for a message: its repr, cut after `limit` characters (a huge text or integer stays short)."""
     if isinstance(value, str) and len(value) > limit:
         return f"{value[:limit]!r}... ({len(value):,} characters)"
     try:
         text = repr(value)
     except ValueError:  # an integer with more digits than int -> str allows
+        if not isinstance(value, int):
+            raise
         return f"an integer of {value.bit_length():,} bits"
     return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
 
 
-def decode(raw, path, line=1, expected="a UTF-8 text file"):
+def decode(raw: bytes, path: str | os.PathLike, line: int = 1, expected: str = "a UTF-8 text file") -> str:
     """`raw` (bytes of `path` from line `line` on) as text, or `InputError` at the first byte that is not UTF-8."""
     try:
         return raw.decode("utf-8")
@@ -89,7 +94,7 @@ def decode(raw, path, line=1, expected="a UTF-8 text file"):
                                   f"expected {expected}") from None
 
 
-def write_atomically(path, text):
+def write_atomically(path: str | os.PathLike, text: str) -> None:
     """Writes `text` (UTF-8) to a temporary file beside `path`, then renames it into place, so that a
     concurrent reader or a killed run never sees half a file and a failed write leaves the old one."""
     folder = os.path.dirname(os.path.abspath(path))
@@ -98,7 +103,7 @@ def write_atomically(path, text):
     os.replace(out.name, path)
 
 
-def check_output(output, *inputs):
+def check_output(output: str | os.PathLike | None, *inputs: object) -> None:
     """Refuses an output path that is one of the input files (not paths: skipped), before anything is written."""
     for path in inputs:
         if output and isinstance(path, (str, os.PathLike)) and os.path.exists(output) and os.path.exists(path) \
@@ -107,7 +112,7 @@ def check_output(output, *inputs):
                                      "there would overwrite the input file)")
 
 
-def iter_lines(path):
+def iter_lines(path: str | os.PathLike) -> Iterator[tuple[int, str]]:
     """(line number, text) for each line of a UTF-8 file, without its line end (LF or CRLF)."""
     if not stat.S_ISREG(os.stat(path).st_mode):  # checked before opening: a FIFO blocks, a device never ends
         raise at_line(path, 1, "this is not a regular file (a pipe, device or folder); expected a text file")
@@ -124,7 +129,7 @@ def iter_lines(path):
             yield number, text.rstrip("\n").removesuffix("\r")
 
 
-def iter_tsv(path, fields, what):
+def iter_tsv(path: str | os.PathLike, fields: Sequence[str], what: str) -> Iterator[tuple[int, dict[str, str]]]:
     """(line number, {field: text}) for each line of a tab-separated file with exactly `fields`."""
     seen = False
     for number, line in iter_lines(path):
@@ -155,7 +160,7 @@ def _depth(value):
     return deepest
 
 
-def parse_json(text, where):
+def parse_json(text: str, where: str) -> Any:
     """One JSON value from `text`, or `InputError` prefixed by `where` (e.g. `FILE:LINE` or `example 3`)."""
     try:
         value = json.loads(text, parse_constant=_refuse_constant)
@@ -175,7 +180,7 @@ def parse_json(text, where):
     return value
 
 
-def invalid_text(value):
+def invalid_text(value: object) -> str | None:
     """The first string inside `value` (nested lists, tuples, dicts: keys too) that UTF-8 cannot encode, else None."""
     stack = [value]
     while stack:
@@ -193,7 +198,7 @@ def invalid_text(value):
     return None
 
 
-def iter_jsonl(path, what="a JSON object", objects_only=True):
+def iter_jsonl(path: str | os.PathLike, what: str = "a JSON object", objects_only: bool = True) -> Iterator[tuple[int, Any]]:
     """(line number, record) for each non-blank line of a JSONL file; each record a JSON object."""
     for number, line in iter_lines(path):
         if not line.strip():
@@ -204,7 +209,8 @@ def iter_jsonl(path, what="a JSON object", objects_only=True):
         yield number, record
 
 
-def read_jsonl(path, what="a JSON object", objects_only=True, empty="records"):
+def read_jsonl(path: str | os.PathLike, what: str = "a JSON object", objects_only: bool = True,
+               empty: str = "records") -> list:
     """Every record of a JSONL file as (line number, record); an empty file is an error ("has no <empty>")."""
     records = list(iter_jsonl(path, what, objects_only))
     if not records:

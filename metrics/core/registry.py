@@ -16,7 +16,7 @@ class File:
     path: str  # in the repository
     sha256: str
     size: int
-    shared: str = None  # where ../shared/data/<benchmark>/ keeps a verified copy (for fill_from and the tests)
+    shared: str | None = None  # where ../shared/data/<benchmark>/ keeps a verified copy (for fill_from and the tests)
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ class Source:
     title: str
     owner: str
     repo: str
-    commit: str  # None for a Hub dataset (the revision is chosen at fetch time)
+    commit: str | None  # None for a Hub dataset (the revision is chosen at fetch time)
     files: dict  # name -> File (GitHub) or name -> path in the Hub repository (TempBench)
     default: tuple  # what `fetch` gets without naming files
     licence: str
@@ -37,7 +37,7 @@ class Source:
     data_dir: str = ""  # folder of the repository that `official:` alone (or load_tsver) points at
 
     @property
-    def source(self):
+    def source(self) -> str:
         if self.commit is None:
             return f"https://huggingface.co/datasets/{self.owner}/{self.repo}"
         return f"https://github.com/{self.owner}/{self.repo}/tree/{self.commit}"
@@ -55,11 +55,11 @@ class Benchmark:
     data: Source
 
     @property
-    def path(self):
+    def path(self) -> str:
         return os.path.join(METRICS_DIR, self.folder)
 
 
-def read(path):
+def read(path: str | os.PathLike) -> Benchmark:
     """The `Benchmark` a `benchmark.toml` declares (its `[data]` table: the `Source`, files included)."""
     with open(path, "rb") as f:
         record = tomllib.load(f)
@@ -73,7 +73,7 @@ def read(path):
         raise ValueError(f"{path}: not a benchmark record ({type(err).__name__}: {err})") from None
 
 
-def collect(metrics_dir):
+def collect(metrics_dir: str) -> dict[str, Benchmark]:
     """{name: Benchmark} of every folder of `metrics_dir` that has a `benchmark.toml`, by folder name."""
     found = {}
     for folder in sorted(os.listdir(metrics_dir)):
