@@ -38,11 +38,6 @@ except ImportError:  # the progress bar is optional
 
 # The judge's record
 
-def is_number(value, kind=(int, float)):
-    """A number of `kind` (int: `checks.is_int`, else `checks.is_real`): never a bool."""
-    return checks.is_int(value) if kind is int else checks.is_real(value)
-
-
 TEXT_KEYS = ("facts in predicted evidence", "fact check predicted evidence",  # free text: for audits, never scored
              "facts in reference evidence", "fact check reference evidence")
 
@@ -294,8 +289,8 @@ class Protocol:
         for name, value, ok, expected in (
                 ("prompt", self.prompt, self.prompt in PROMPTS, f"one of {list(PROMPTS)}"),
                 ("temperature", self.temperature, self.temperature is None
-                 or (is_number(self.temperature) and 0 <= self.temperature <= 2), "None or a number from 0 to 2"),
-                ("seed", self.seed, self.seed is None or is_number(self.seed, int), "None or an int"),
+                 or (checks.is_real(self.temperature) and 0 <= self.temperature <= 2), "None or a number from 0 to 2"),
+                ("seed", self.seed, self.seed is None or checks.is_int(self.seed), "None or an int"),
                 ("reasoning", self.reasoning, self.reasoning in REASONING_EFFORTS, f"one of {list(REASONING_EFFORTS)}"),
                 ("structured", self.structured, isinstance(self.structured, bool), "True or False")):
             if not ok:

@@ -22,6 +22,7 @@ import threading
 import time
 import urllib.parse
 
+from benchscore.core.checks import is_int, is_real
 from benchscore.core.readers import decode, parse_json, shown, write_atomically
 from benchscore.tsver.ev2r import (
     OFFICIAL_ATTEMPTS,
@@ -30,7 +31,6 @@ from benchscore.tsver.ev2r import (
     BadRecord,
     JudgeError,
     Protocol,
-    is_number,
     validate_counts,
 )
 from benchscore.tsver.scoring import RATE_LIMITED, ev2r_counts
@@ -143,11 +143,11 @@ def _post(client, url, headers, body, deadline, cancelled):
 
 def _check_settings(concurrency, max_retries, timeout, backoff, samples=1):
     for name, value, ok, expected in (
-            ("samples", samples, is_number(samples, int) and samples >= 1, "an int >= 1"),
-            ("concurrency", concurrency, is_number(concurrency, int) and concurrency >= 1, "an int >= 1"),
-            ("max_retries", max_retries, is_number(max_retries, int) and max_retries >= 0, "an int >= 0"),
-            ("timeout", timeout, is_number(timeout) and 0 < timeout < math.inf, "a number of seconds > 0"),
-            ("backoff", backoff, is_number(backoff) and 0 <= backoff < math.inf, "a finite number of seconds >= 0")):
+            ("samples", samples, is_int(samples) and samples >= 1, "an int >= 1"),
+            ("concurrency", concurrency, is_int(concurrency) and concurrency >= 1, "an int >= 1"),
+            ("max_retries", max_retries, is_int(max_retries) and max_retries >= 0, "an int >= 0"),
+            ("timeout", timeout, is_real(timeout) and 0 < timeout < math.inf, "a number of seconds > 0"),
+            ("backoff", backoff, is_real(backoff) and 0 <= backoff < math.inf, "a finite number of seconds >= 0")):
         if not ok:
             raise ValueError(f"OpenAIJudge: {name} must be {expected}, found {value!r}")
 
@@ -155,18 +155,19 @@ def _check_settings(concurrency, max_retries, timeout, backoff, samples=1):
 def _check_options(model, cache_dir, budget, protocol, request):
     if not isinstance(model, str) or not model.strip():
         raise TypeError(f"OpenAIJudge: model must be a non-empty string, found {model!r}")
-    if cache_dir is not None and pathlib.Path(cache_dir).exists() and not pathlib.Path(cache_dir).is_dir():
-        raise ValueError(f"OpenAIJudge: cache_dir {str(cache_dir)!r} exists and is not a directory")
+    if cache_dir is not None:
+        _check_cache_folder(pathlib.Path(cache_dir))
     if budget is not None and not isinstance(budget, Budget):
         raise TypeError(f"OpenAIJudge: budget must be a http_judge.Budget, found {type(budget).__name__}")
     if protocol is not None and request:
         raise TypeError(f"OpenAIJudge: pass protocol= or {', '.join(request)}=, not both")
 
 
-def _cache_folder(cache_dir):
-    """The judge cache folder, checked now (a folder that cannot be created or written is named before
-    any request is sent) but created only when a reply is cached: a refused run writes nothing."""
-    folder = pathlib.Path(cache_dir)
+def _check_cache_folder(folder):
+    """The judge cache folder checked now (one that cannot be created or written is named before any
+    request is sent), but created only when a reply is cached: a refused run writes nothing."""
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"OpenAIJudge: cache_dir {str(folder)!r} exists and is not a directory")
     existing = folder
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent
@@ -175,7 +176,6 @@ def _cache_folder(cache_dir):
     if problem:
         raise ValueError(f"OpenAIJudge: the judge cache folder {str(folder)!r} cannot be created ({problem}); "
                          "expected a folder that can be written (or no cache: cache_dir=None, --no-judge-cache)")
-    return folder
 
 
 def _masked(url):
@@ -218,7 +218,7 @@ def _usage_count(usage, path):
     value = usage
     for key in path:
         value = value.get(key) if isinstance(value, dict) else None
-    if value is not None and (not is_number(value, int) or value < 0):
+    if value is not None and (not is_int(value) or value < 0):
         raise ValueError(f"the judge's usage.{'.'.join(path)} is {shown(value)}; expected a whole number of "
                          "tokens >= 0")
     return value
@@ -272,10 +272,10 @@ class Budget:
     price: tuple | None = None
 
     def __post_init__(self):
-        if not is_number(self.limit) or not 0 <= self.limit < math.inf:
+        if not is_real(self.limit) or not 0 <= self.limit < math.inf:
             raise ValueError(f"judge budget must be a finite number >= 0, found {self.limit!r}")
         if self.price is not None and (len(self.price) != 2 or not all(
-                is_number(p) and 0 <= p < math.inf for p in self.price)):
+                is_real(p) and 0 <= p < math.inf for p in self.price)):
             raise ValueError(f"judge price must be two numbers >= 0 (dollars per million prompt and completion "
                              f"tokens), found {self.price!r}")
 
@@ -323,7 +323,7 @@ class OpenAIJudge:
         self.shown_url = _masked(self.url)  # the URL as shown in messages: user:password@ hidden
         self.model = model
         self.api_key_env = api_key_env
-        self.cache_dir = None if cache_dir is None else _cache_folder(cache_dir)
+        self.cache_dir = None if cache_dir is None else pathlib.Path(cache_dir)
         self.max_retries = max_retries
         self.timeout = float(timeout)
         self.concurrency = concurrency
