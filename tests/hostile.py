@@ -66,6 +66,16 @@ def write(path, data):
     return str(path)
 
 
+def example_texts(folder, *names):
+    """The texts of the bundled example files `names` of metric folder `folder`."""
+    return [(REPO / "metrics" / folder / "examples" / name).read_text(encoding="utf-8") for name in names]
+
+
+def records(text):
+    """The JSON records of a JSONL text (blank lines skipped)."""
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
 def jsonl(records):
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
 

@@ -12,20 +12,16 @@ import time
 
 import pytest
 
-from conftest import METRICS, load_metric
+from conftest import load_metric
 from fake_judge_server import FakeJudgeServer, counts_for, fenced
-from hostile import (assert_cli_error, assert_cli_ok, assert_same_or_refused, deep_json, guard,  # noqa: F401
-                     jsonl, library_error, load_app, loader_error, replace_line, run_cli, run_subprocess, space_error,
-                     write)
+from hostile import (assert_cli_error, assert_cli_ok, assert_same_or_refused, deep_json, example_texts,  # noqa: F401
+                     guard, jsonl, library_error, load_app, loader_error, records, replace_line, run_cli,
+                     run_subprocess, space_error, write)
 
 pytestmark = pytest.mark.usefixtures("guard")
 
-EXAMPLES = METRICS / "tsver" / "examples"
-GOLD = (EXAMPLES / "gold.jsonl").read_text(encoding="utf-8")
-PREDS = (EXAMPLES / "predictions.jsonl").read_text(encoding="utf-8")
-EV2R = (EXAMPLES / "ev2r.jsonl").read_text(encoding="utf-8")
-G = [json.loads(line) for line in GOLD.splitlines() if line.strip()]
-P = [json.loads(line) for line in PREDS.splitlines() if line.strip()]
+GOLD, PREDS, EV2R = example_texts("tsver", "gold.jsonl", "predictions.jsonl", "ev2r.jsonl")
+G, P = records(GOLD), records(PREDS)
 SECRET = "sk-hostile-DO-NOT-LEAK-0123456789abcdef"
 KEY_ENV = "BENCHSCORE_HOSTILE_JUDGE_KEY"
 

@@ -14,18 +14,16 @@ import shutil
 import pytest
 from conftest import METRICS, shared_path
 from fake_judge_server import FakeJudgeServer, claim_of, counts_for, usage_for
-from hostile import assert_cli_error, assert_cli_ok, guard, jsonl, run_cli, run_subprocess, write  # noqa: F401
+from hostile import (assert_cli_error, assert_cli_ok, example_texts, guard, jsonl, records, run_cli,  # noqa: F401
+                     run_subprocess, write)
 
 from benchscore import data
 
 pytestmark = pytest.mark.usefixtures("guard", "tsver_store")  # the official judge protocol reads the store
 
 EXAMPLES = METRICS / "tsver" / "examples"
-GOLD_TEXT = (EXAMPLES / "gold.jsonl").read_text(encoding="utf-8")
-PREDS_TEXT = (EXAMPLES / "predictions.jsonl").read_text(encoding="utf-8")
-EV2R_TEXT = (EXAMPLES / "ev2r.jsonl").read_text(encoding="utf-8")
-GOLD = [json.loads(line) for line in GOLD_TEXT.splitlines() if line.strip()]
-PREDS = [json.loads(line) for line in PREDS_TEXT.splitlines() if line.strip()]
+GOLD_TEXT, PREDS_TEXT, EV2R_TEXT = example_texts("tsver", "gold.jsonl", "predictions.jsonl", "ev2r.jsonl")
+GOLD, PREDS = records(GOLD_TEXT), records(PREDS_TEXT)
 JUDGED = (0, 2, 3, 5, 6)  # the gold claims the examples send to the judge (a prediction with an explanation)
 SECRET = "sk-judge-options-DO-NOT-LEAK-9f8e7d6c5b4a"
 KEY_ENV = "BENCHSCORE_JUDGE_OPTIONS_KEY"
