@@ -1,6 +1,6 @@
 """benchscore: evaluate-compatible metric modules that give the official numbers.
 
-Each benchmark is one sub-package (`benchscore.mctaco`, ...) whose folder is also an `evaluate`
+Each benchmark is one sub-package (`benchscore.<folder>`) whose folder is also an `evaluate`
 module and a Hub Space; code the benchmarks share lives once in `benchscore.core`. `BENCHMARKS` is
 the registry that `load`, the command line, the data store and the docs read: one `Benchmark` per
 folder that declares one in its `benchmark.toml`.
@@ -20,7 +20,7 @@ BENCHMARKS = collect(METRICS_DIR)
 
 
 def benchmark(name):
-    """The `Benchmark` for a short name ("webnlg") or a folder name ("webnlg_rdf")."""
+    """The `Benchmark` for a short name (its CLI command) or a folder name."""
     for candidate in BENCHMARKS.values():
         if name in (candidate.name, candidate.folder):
             return candidate

@@ -1,11 +1,11 @@
 """`benchscore data`: fetch, list, locate and import the official benchmark files (see `benchscore.data`).
 
-    benchscore data fetch mctaco                       # or webnlg, tsver, tempbench; several; or --all
-    benchscore data fetch tsver --with-time-series     # + the 400 time-series CSVs (24.5 MB)
-    benchscore data fetch tempbench --revision v1.0.1  # a Hub revision (default: the newest)
-    benchscore data list                               # present / missing / corrupt, sizes, sources, licences
-    benchscore data path mctaco test                   # the file's path (exit 2 if it is not in the store)
-    benchscore data import ../shared/data              # fill the store from a local copy, sha256-checked
+    benchscore data fetch BENCH [BENCH ...]   # or --all; `--with-<set>` adds a file set, `--revision` pins a Hub dataset
+    benchscore data list                      # present / missing / corrupt, sizes, sources, licences
+    benchscore data path BENCH SPLIT          # the file's path (exit 2 if it is not in the store)
+    benchscore data import ../shared/data     # fill the store from a local copy, sha256-checked
+
+The benchmarks, their files, file sets and hosts come from the registry (`benchscore.BENCHMARKS`).
 """
 
 import json
@@ -25,10 +25,14 @@ def add_arguments(parser):
     fetch.add_argument("--all", action="store_true", help="every benchmark")
     fetch.add_argument("--file", action="append", dest="files", metavar="NAME",
                        help="only this file/split (repeatable; `benchscore data list` names them)")
-    fetch.add_argument("--with-time-series", action="store_true",
-                       help="tsver: also the 400 time-series CSVs and their metadata (model inputs, 24.5 MB)")
-    fetch.add_argument("--revision", help="tempbench: the Hub revision (branch, tag or commit; default: main, "
-                                          "or $BENCHSCORE_TEMPBENCH_REVISION)")
+    for owner, file_set in _file_sets():
+        fetch.add_argument(file_set.option, action="append_const", const=file_set.name, dest="sets",
+                           help=f"{owner}: also {file_set.help}")
+    fetch.set_defaults(sets=[])
+    hub = [bench for bench in data.BENCHMARKS.values() if bench.host == "hub"]
+    fetch.add_argument("--revision", help=f"{', '.join(b.name for b in hub) or 'a Hub dataset'}: the Hub revision "
+                                          "(branch, tag or commit; default: main, or "
+                                          f"${' / $'.join(b.revision_env for b in hub) or 'BENCHSCORE_<NAME>_REVISION'})")
     fetch.add_argument("--force", action="store_true", help="download again even if the stored copy is intact")
     fetch.add_argument("--no-progress", action="store_true", help="no progress bars")
 
@@ -42,7 +46,7 @@ def add_arguments(parser):
                                description="Print the path of an official file in the store (exit 2 if it is "
                                            "missing or corrupt).")
     where.add_argument("benchmark", metavar="BENCH")
-    where.add_argument("split", metavar="SPLIT", help="e.g. mctaco test, webnlg en, tsver dev, tempbench test")
+    where.add_argument("split", metavar="SPLIT", help="a file or split the benchmark names (`benchscore data list`)")
 
     fill = actions.add_parser("import", help="fill the store from a local copy of the files (no network)",
                               description="Fill the store from a folder laid out like ../shared/data "
@@ -50,7 +54,15 @@ def add_arguments(parser):
                                           "each file is checked against its pinned sha256.")
     fill.add_argument("directory", metavar="DIR")
     fill.add_argument("benchmarks", nargs="*", metavar="BENCH")
-    fill.add_argument("--no-time-series", action="store_true", help="tsver: leave the time-series CSVs out")
+    fill.set_defaults(skip_sets=[])
+    for owner, file_set in _file_sets():
+        fill.add_argument("--no-" + file_set.option[len("--with-"):], action="append_const", const=file_set.name,
+                          dest="skip_sets", help=f"{owner}: leave the {file_set.words} out")
+
+
+def _file_sets():
+    """(benchmark name, FileSet) of every file set in the registry (each one a `--with-<set>` option)."""
+    return [(name, s) for name, bench in data.BENCHMARKS.items() for s in bench.file_sets.values()]
 
 
 def run(args):
@@ -66,9 +78,9 @@ def _fetch(args):
     failed = []  # one benchmark that cannot be fetched (the Hub offline, say) stops none of the others
     for name in names:
         revision = _revision_for(args, name)
-        with_time_series = args.with_time_series and data.benchmark(name).name == "tsver"
+        sets = tuple(s for s in args.sets if s in data.benchmark(name).file_sets)
         try:
-            paths = data.fetch(name, args.files, with_time_series=with_time_series, revision=revision,
+            paths = data.fetch(name, args.files, sets=sets, revision=revision,
                                force=args.force, progress=not args.no_progress)
         except data.DataError as err:
             if len(names) == 1:
@@ -96,10 +108,11 @@ def _names_to_fetch(args):
 
 
 def _revision_for(args, name):
-    """--revision for tempbench, None for the others (an error when one of them was named alone)."""
-    revision = args.revision if data.benchmark(name).name == "tempbench" else None
+    """--revision for a Hub dataset, None for the others (an error when one of them was named alone)."""
+    revision = args.revision if data.benchmark(name).host == "hub" else None
     if args.revision and not args.all and revision is None:
-        raise data.DataError(f"--revision applies to tempbench only, not {name}")
+        hub = ", ".join(n for n, bench in data.BENCHMARKS.items() if bench.host == "hub")
+        raise data.DataError(f"--revision applies to {hub} only, not {name}")
     return revision
 
 
@@ -137,30 +150,31 @@ def _file_line(bench, row):
     state = row["state"]
     if "counts" in row:
         state = f"{state} ({row['counts']['present']}/{sum(row['counts'].values())} files)"
-    detail = row["path"] if row["state"] != "missing" or bench.name != "tempbench" else row["source"]
+    detail = row["path"] if row["state"] != "missing" or bench.host != "hub" else row["source"]
     return f"  {row['file']:<22}{state:<24}{_size(row['size']):>14}  {detail}"
 
 
 def _path(args):
-    if args.split == data.TIME_SERIES:
+    file_set = data.file_set(args.benchmark, args.split)
+    if file_set is not None:
         path = data.path(args.benchmark, args.split)
-        if not data._time_series_complete(data.benchmark(args.benchmark)):
-            raise data.OfflineError(f"the tsver time series are not (all) in the store; run "
-                                    f"`{data.fetch_command(args.benchmark, args.split)}`")
+        if not data.set_complete(args.benchmark, args.split):
+            raise data.OfflineError(f"the {data.benchmark(args.benchmark).name} {file_set.words} are not (all) in "
+                                    f"the store; run `{data.fetch_command(args.benchmark, args.split)}`")
         print(path)
         return 0
-    print(data._present(args.benchmark, args.split))
+    print(data.present(args.benchmark, args.split))
     return 0
 
 
 def _import(args):
-    stored = data.fill_from(args.directory, args.benchmarks or None, with_time_series=not args.no_time_series)
+    stored = data.fill_from(args.directory, args.benchmarks or None, skip_sets=tuple(args.skip_sets))
     if not stored:
         raise data.DataError(f"no official file found under {args.directory} (expected <bench>/<file> as in "
                              "../shared/data, or <owner>/<repo>/<commit>/<path>)")
     for name, files in stored.items():
-        shown = [f for f in files if f != data.TIME_SERIES]
-        n_series = files.count(data.TIME_SERIES)
-        print(f"{name}: {', '.join(shown)}" + (" + time series" if n_series else ""))
+        sets = data.benchmark(name).file_sets
+        shown = [f for f in files if f not in sets]
+        print(f"{name}: {', '.join(shown)}" + "".join(f" + {sets[f].words}" for f in files if f in sets))
     print(f"store: {data.root()}")
     return 0

@@ -36,7 +36,7 @@ def _from_store(parts):
     for split, entry in data.BENCHMARKS[name].files.items():
         if getattr(entry, "shared", None) == relative:
             try:
-                return pathlib.Path(data._present(name, split))
+                return pathlib.Path(data.present(name, split))
             except data.OfflineError:
                 return None  # not in this store: ../shared's copy, if any
     return None
@@ -81,7 +81,7 @@ def official_path(benchmark, split):
     from benchscore import data
 
     try:
-        return pathlib.Path(data._present(benchmark, split))
+        return pathlib.Path(data.present(benchmark, split))
     except data.ChecksumError:
         raise
     except data.DataError as err:
@@ -97,7 +97,7 @@ def _tsver_template_store(tmp_path_factory):
     configured = os.environ.get("BENCHSCORE_DATA")
     if configured:
         try:
-            data._present("tsver", "prompt_templates")
+            data.present("tsver", "prompt_templates")
             return configured
         except data.DataError:
             pass
@@ -106,7 +106,7 @@ def _tsver_template_store(tmp_path_factory):
     previous = os.environ.get("BENCHSCORE_DATA")
     os.environ["BENCHSCORE_DATA"] = str(store)
     try:
-        data.fill_from(shared, ["tsver"], with_time_series=False)
+        data.fill_from(shared, ["tsver"], skip_sets=("time_series",))
     finally:
         if previous is None:
             os.environ.pop("BENCHSCORE_DATA")

@@ -28,6 +28,12 @@ WEBNLG = data.BENCHMARKS["webnlg"]
 TSVER = data.BENCHMARKS["tsver"]
 
 
+def store_state(path, bench, file_name):
+    """'present', 'missing' or 'corrupt': the store's copy of a pinned file against its pin."""
+    entry = bench.files[file_name]
+    return data.store.state(path, entry.sha256, entry.size)
+
+
 def mirror_path(bench, repo_path):
     """The URL path (decoded) of a pinned file on the mirror."""
     return f"{bench.owner}/{bench.repo}/{bench.commit}/{repo_path}"
@@ -42,10 +48,10 @@ def shared_data():
 def mirror(shared_data, tmp_path_factory):
     """A loopback mirror of the official layout, made of hard links into ../shared/data (never written)."""
     root = tmp_path_factory.mktemp("mirror")
-    for bench in (MCTACO, WEBNLG, TSVER):
+    for bench in (b for b in data.BENCHMARKS.values() if b.host == "github"):
         entries = list(bench.files.values())
-        if bench is TSVER:
-            entries += data.time_series_manifest()["files"]
+        for file_set in bench.file_sets.values():
+            entries += file_set.files
         for entry in entries:
             target = root / mirror_path(bench, entry.path)
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -208,11 +214,11 @@ def test_bad_downloads_give_one_clear_line_and_no_partial_file(store, mirror, ca
 def test_same_scheme_redirect_is_followed(store, mirror, capsys):
     mirror.faults[mirror_path(MCTACO, "dataset/readme.txt")] = "redirect"
     assert run_cli(capsys, "data", "fetch", "mctaco", "--file", "readme")[0] == 0
-    assert data._state(data.path("mctaco", "readme"), *data._expected(MCTACO, "readme")) == "present"
+    assert store_state(data.path("mctaco", "readme"), MCTACO, "readme") == "present"
 
 
 def test_interrupted_download_leaves_no_partial_file(store, mirror, capsys, monkeypatch):
-    real = data._http_chunks
+    real = data.http.chunks
 
     def interrupted(url, what, bar):
         for i, chunk in enumerate(real(url, what, bar)):
@@ -220,7 +226,7 @@ def test_interrupted_download_leaves_no_partial_file(store, mirror, capsys, monk
                 raise KeyboardInterrupt
             yield chunk
 
-    monkeypatch.setattr(data, "_http_chunks", interrupted)
+    monkeypatch.setattr(data.http, "chunks", interrupted)
     code, _, err = run_cli(capsys, "data", "fetch", "mctaco", "--file", "test")
     assert code == 130 and "interrupted" in err and "Traceback" not in err
     assert stored_files(store) == []
@@ -248,7 +254,7 @@ def test_full_disk_gives_a_clear_error_and_no_partial_file(store, capsys, monkey
         def __exit__(self, *exc):
             self.f.close()
 
-    monkeypatch.setattr(data.os, "fdopen", lambda fd, mode: FullDisk(real_fdopen(fd, mode)))
+    monkeypatch.setattr(data.store.os, "fdopen", lambda fd, mode: FullDisk(real_fdopen(fd, mode)))
     code, _, err = run_cli(capsys, "data", "fetch", "mctaco", "--file", "test")
     monkeypatch.undo()
     assert code == 2 and "no space left" in one_error_line(err)
@@ -264,7 +270,7 @@ def test_two_processes_fetching_the_same_file_download_it_once(store, mirror, tm
     results = [p.communicate(timeout=120) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], results
     assert mirror.gets.count(target) == 1  # the second waited for the lock and found the file intact
-    assert data._state(data.path("mctaco", "test"), *data._expected(MCTACO, "test")) == "present"
+    assert store_state(data.path("mctaco", "test"), MCTACO, "test") == "present"
     assert not [f for f in stored_files(store) if f.endswith(".part")]
 
 
@@ -308,7 +314,7 @@ def test_corrupt_store_file_is_reported_refused_and_repaired(store, mirror, caps
     code, _, err = run_cli(capsys, "mctaco", "--gold", "official:dev", "--predictions", "p.txt")
     assert code == 2 and "--force" in one_error_line(err, "mctaco")  # offline: never silently used
     assert run_cli(capsys, "data", "fetch", "mctaco", "--file", "dev")[0] == 0  # repaired
-    assert data._state(path, *data._expected(MCTACO, "dev")) == "present"
+    assert store_state(path, MCTACO, "dev") == "present"
 
 
 def test_list_and_path_show_sources_licences_and_citations(store, capsys):
@@ -515,7 +521,7 @@ def test_parity_through_a_store_filled_from_shared(shared_data, tmp_path, monkey
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(pytest.skip.Exception):
         official_path("mctaco", "test")
-    assert data.fill_from(shared_data, ["mctaco"], with_time_series=False) == {"mctaco": ["dev", "test", "readme"]}
+    assert data.fill_from(shared_data, ["mctaco"], skip_sets=("time_series",)) == {"mctaco": ["dev", "test", "readme"]}
     gold = official_path("mctaco", "test")
     assert gold.read_bytes() == (shared_data / "mctaco/test_9442.tsv").read_bytes()
     for run in json.loads((shared_data / "mctaco/expected_official.json").read_text())["runs"]:
@@ -532,7 +538,7 @@ def test_training_example_reads_an_official_split(shared_data, tmp_path, monkeyp
     import importlib.util
 
     monkeypatch.setenv("BENCHSCORE_DATA", str(tmp_path / "store"))
-    data.fill_from(shared_data, ["tsver"], with_time_series=False)
+    data.fill_from(shared_data, ["tsver"], skip_sets=("time_series",))
     spec = importlib.util.spec_from_file_location(
         "train_tsver", pathlib.Path(__file__).resolve().parent.parent / "scripts" / "train_tsver.py")
     script = importlib.util.module_from_spec(spec)
@@ -557,7 +563,7 @@ def test_fetch_all_gets_every_github_benchmark_and_says_why_tempbench_is_not(sto
 
 
 def test_time_series_failure_leaves_no_partial_file(store, mirror, capsys):
-    name = data.time_series_manifest()["files"][7].path
+    name = TSVER.file_sets["time_series"].files[7].path
     mirror.faults[mirror_path(TSVER, name)] = "tamper"
     code, _, err = run_cli(capsys, "data", "fetch", "tsver", "--with-time-series", "--no-progress")
     assert code == 2 and "sha256" in one_error_line(err)

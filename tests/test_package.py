@@ -51,8 +51,33 @@ def test_each_folder_declares_its_record_and_the_data_store_reads_it():
     assert data.ALIASES == {"tempbench_trp": "tempbench", "webnlg_rdf": "webnlg"}
     for bench in benchscore.BENCHMARKS.values():
         assert bench.data.name == bench.name and data.benchmark(bench.folder) is bench.data
-    data_py = (METRICS / "data.py").read_text(encoding="utf-8")
-    assert "bibtex=" not in data_py and "sha256=" not in data_py and '"mctaco":' not in data_py
+
+
+def _benchmark_words():
+    """Every way a benchmark is named: its name, folder, title and the words of its title."""
+    words = set()
+    for bench in benchscore.BENCHMARKS.values():
+        words |= {bench.name, bench.folder, bench.title, bench.data.repo}
+        words |= {w for w in re.split(r"[\s+]+", bench.title) if len(w) > 4 and w.isalpha()}
+    return {w.lower() for w in words} | {w.lower().replace("-", "_") for w in words}
+
+
+def test_no_shared_file_names_a_benchmark():
+    """Outside the benchmark folders, the harness and the registry, no file of the package (and not
+    pyproject.toml) names a benchmark (issue 21): the code shared by all of them is written once for any."""
+    words = _benchmark_words()
+    pattern = re.compile(r"(?<![a-z0-9])(" + "|".join(sorted(map(re.escape, words), key=len, reverse=True))
+                         + r")(?![a-z0-9])")
+    folders = {b.folder for b in benchscore.BENCHMARKS.values()} | {"harness"}
+    shared = [p for p in METRICS.rglob("*") if p.is_file() and p.suffix in (".py", ".toml", ".md", ".json")
+              and p.relative_to(METRICS).parts[0] not in folders and "__pycache__" not in p.parts]
+    assert METRICS / "data" / "__init__.py" in shared and METRICS / "core" / "registry.py" in shared
+    found = {}
+    for path in shared + [METRICS.parent / "pyproject.toml"]:
+        hits = sorted(set(pattern.findall(path.read_text(encoding="utf-8").lower())))
+        if hits:
+            found[str(path.relative_to(METRICS.parent))] = hits
+    assert found == {}
 
 
 def test_the_docs_name_every_benchmark_of_the_registry():

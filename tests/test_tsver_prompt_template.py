@@ -51,7 +51,7 @@ def filled_store(shared_data, tmp_path, monkeypatch):
     """A store filled from ../shared with `data.fill_from` (no network), offline as in CI."""
     monkeypatch.setenv("BENCHSCORE_DATA", str(tmp_path / "store"))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    stored = data.fill_from(shared_data, ["tsver"], with_time_series=False)
+    stored = data.fill_from(shared_data, ["tsver"], skip_sets=("time_series",))
     assert "prompt_templates" in stored["tsver"]
     return tmp_path / "store"
 

@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 MAX_LINE_BYTES = 64 << 20  # one line of any input file: 64 MiB
-MAX_DEPTH = 64  # JSON nesting: our deepest format (TSVer judge replies) needs 4
+MAX_DEPTH = 64  # JSON nesting: our deepest format (a judge's replies) needs 4
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
@@ -60,7 +60,7 @@ def in_example(err: Exception, index: int, label: str | None = None) -> _Located
 
 def check_item_stats(stats: list, kind: type, expected: str) -> list:
     """`stats` (a list) unchanged when every item is a `kind`, else a `TypeError` naming the first that is not
-    (`expected`: how the message names `kind`, e.g. "an mctaco ItemStats"). One pass over the items' types
+    (`expected`: how the message names `kind`, e.g. "an <benchmark> ItemStats"). One pass over the items' types
     (in C), before any number is summed: a type check, never an `AttributeError` caught on the way, which
     would read a bug of ours as the user's."""
     if not all(issubclass(item_type, kind) for item_type in set(map(type, stats))):

@@ -1,6 +1,6 @@
 """What every benchmark's `trainer.py` shares: the `compute_metrics` state machine for `transformers.Trainer`.
 
-A subclass names its benchmark (`benchmark = "mctaco"`, a registry name), reads the gold side from
+A subclass names its benchmark (`benchmark = "<name>"`, a registry name), reads the gold side from
 the eval dataset, calls `super().__init__(n_rows, ...)` and implements `_inputs(eval_pred, start)`:
 the module's inputs for the Trainer's rows start, start+1, ... (a dict with "predictions"). The
 base class runs `compute_metrics(eval_pred)` (one `compute`) and, with

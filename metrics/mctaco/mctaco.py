@@ -6,14 +6,10 @@ import datasets
 import evaluate
 
 from benchscore import data
-from benchscore.core import metric
-from benchscore.core import resampling
-from benchscore.core.checks import as_int
-from benchscore.core.checks import is_int
-from benchscore.core.readers import at_example
-from benchscore.core.readers import shown
-from benchscore.mctaco import scoring
-from benchscore.mctaco import significance
+from benchscore.core import metric, resampling
+from benchscore.core.checks import as_int, is_int
+from benchscore.core.readers import at_example, shown
+from benchscore.mctaco import scoring, significance
 
 metric.check_version("0.1.0", "mctaco")
 

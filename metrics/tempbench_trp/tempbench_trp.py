@@ -6,13 +6,9 @@ import evaluate
 
 from benchscore import data
 from benchscore.core import metric
-from benchscore.core.readers import InputTypeError
-from benchscore.core.readers import at_example
-from benchscore.core.readers import in_example
-from benchscore.core.resampling import DEFAULT_RESAMPLES
-from benchscore.core.resampling import DEFAULT_SEED
-from benchscore.tempbench_trp import scoring
-from benchscore.tempbench_trp import significance
+from benchscore.core.readers import InputTypeError, at_example, in_example
+from benchscore.core.resampling import DEFAULT_RESAMPLES, DEFAULT_SEED
+from benchscore.tempbench_trp import scoring, significance
 
 metric.check_version("0.1.0", "tempbench_trp")
 

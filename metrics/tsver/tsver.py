@@ -7,10 +7,8 @@ import evaluate
 
 from benchscore import data
 from benchscore.core import metric
-from benchscore.core.resampling import DEFAULT_RESAMPLES
-from benchscore.core.resampling import DEFAULT_SEED
-from benchscore.tsver import files
-from benchscore.tsver import scoring
+from benchscore.core.resampling import DEFAULT_RESAMPLES, DEFAULT_SEED
+from benchscore.tsver import files, scoring
 from benchscore.tsver.loader import TIME_SERIES
 from benchscore.tsver.significance import add_confidence
 

@@ -6,10 +6,8 @@ import evaluate
 from benchscore import data
 from benchscore.core import metric
 from benchscore.core.readers import at_example
-from benchscore.core.resampling import DEFAULT_RESAMPLES
-from benchscore.core.resampling import DEFAULT_SEED
-from benchscore.webnlg_rdf import scoring
-from benchscore.webnlg_rdf import significance
+from benchscore.core.resampling import DEFAULT_RESAMPLES, DEFAULT_SEED
+from benchscore.webnlg_rdf import scoring, significance
 
 metric.check_version("0.1.0", "webnlg_rdf")
 
