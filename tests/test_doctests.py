@@ -10,11 +10,13 @@ import importlib
 import inspect
 
 import evaluate
+
+import benchscore
 import pytest
 
 from conftest import METRICS
 
-FOLDERS = sorted(p.name for p in METRICS.iterdir() if (p / f"{p.name}.py").exists())
+FOLDERS = sorted(b.folder for b in benchscore.BENCHMARKS.values())  # from the registry
 _original_load = evaluate.load
 
 

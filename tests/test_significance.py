@@ -133,8 +133,11 @@ def test_systems_on_different_items_are_refused():
         mean_values([])
 
 
-def test_signature_part_names_resamples_seed_and_level():
-    assert resampling.signature_part(1000, 12345, 0.95) == "bootstrap:1000|seed:12345|confidence:0.95"
+def test_signature_fields_name_resamples_seed_and_level():
+    from benchscore.core.records import Signature
+
+    fields = resampling.signature_fields(1000, 12345, 0.95)
+    assert Signature("x").plus(fields) == "x|bootstrap:1000|seed:12345|confidence:0.95"
 
 
 # --- MC-TACO on the official test set and baselines -------------------------------------------

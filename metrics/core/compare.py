@@ -3,7 +3,8 @@
 import json
 import sys
 
-from benchscore.core.resampling import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, check_options, signature_part
+from benchscore.core.records import extended
+from benchscore.core.resampling import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, check_options, signature_fields
 
 
 def warn(command, warnings):
@@ -73,7 +74,7 @@ def report_comparison(args, stats, confidence_intervals, paired_test, signature,
     (name, value, text lines): a benchmark's own part of the report, under `name` in the JSON.
     """
     options = (args.n_resamples, args.seed, args.confidence)  # checked by check_arguments and resampling
-    signature = f"{signature}|{signature_part(*options)}"
+    signature = extended(signature, signature_fields(*options))
     if len(stats) == 1:
         results = confidence_intervals(stats[0], *options)
         lines = [f"system: {args.predictions[0]}", "", format_intervals(results, args.confidence)]

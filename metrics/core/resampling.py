@@ -55,9 +55,9 @@ def check_options(n_resamples, seed, level):
         raise ValueError(f"confidence level must be a number strictly between 0 and 1 (e.g. 0.95), found {level!r}")
 
 
-def signature_part(n_resamples, seed, level):
-    """`bootstrap:<R>|seed:<seed>|confidence:<level>`, to append to a result's signature."""
-    return f"bootstrap:{n_resamples}|seed:{seed}|confidence:{level}"
+def signature_fields(n_resamples, seed, level):
+    """{"bootstrap": R, "seed": seed, "confidence": level}: what a result's signature gains with intervals."""
+    return {"bootstrap": n_resamples, "seed": seed, "confidence": level}
 
 
 def as_values(rows, n_columns):

@@ -39,7 +39,7 @@ from .store import ChecksumError, DataError, OfflineError, offline, root, sha256
 
 __all__ = ["BENCHMARKS", "PREFIX", "ChecksumError", "DataError", "OfflineError", "benchmark", "fetch",
            "fetch_command", "file_set", "fill_from", "licence", "offline", "path", "present", "resolve",
-           "resolve_split", "revision_of", "root", "set_complete", "sha256_of", "signature_part", "splits",
+           "resolve_split", "revision_of", "root", "set_complete", "sha256_of", "signature_fields", "splits",
            "status"]
 
 PREFIX = "official:"
@@ -256,10 +256,10 @@ def revision_of(path: str | os.PathLike) -> str | None:
     return next((r for r in found if r is not None), None)
 
 
-def signature_part(path: str | os.PathLike) -> str:
-    """'|data:<owner>/<repo>@<commit 12>' for a result scored from the store's copy of a Hub dataset, else ''."""
+def signature_fields(path: str | os.PathLike) -> dict[str, str]:
+    """{"data": "<owner>/<repo>@<commit 12>"} for a result scored from the store's copy of a Hub dataset, else {}."""
     revision = revision_of(path)
-    return "" if revision is None else "|data:" + revision[: revision.index("@") + 13]
+    return {} if revision is None else {"data": revision[: revision.index("@") + 13]}
 
 
 # ------------------------------------------------------------------ status, licence, SOURCE.md, import

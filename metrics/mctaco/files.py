@@ -2,6 +2,7 @@
 
 from benchscore import data
 from benchscore.core.readers import at_line, iter_lines, iter_tsv, shown
+from benchscore.core.records import Note
 from benchscore.mctaco import scoring
 
 FIELDS = ("sentence", "question", "answer", "label", "category")
@@ -41,9 +42,9 @@ def read_predictions(path, warnings=None):
         raise at_line(path, 1, "the file is empty; expected one 'yes'/'no' label per line")
     if inexact and warnings is not None:
         (line, text), n = inexact[0], len(inexact)
-        warnings.append(f"{path}: {n} label{'s' * (n > 1)} not exactly 'yes' or 'no' (the first: line {line}, "
-                        f"{shown(text)}), scored by meaning; the official evaluator compares exact strings and "
-                        "may give other numbers")
+        warnings.append(Note("inexact_labels", f"{path}: {n} label{'s' * (n > 1)} not exactly 'yes' or 'no' (the "
+                             f"first: line {line}, {shown(text)}), scored by meaning; the official evaluator compares "
+                             "exact strings and may give other numbers"))
     return labels
 
 

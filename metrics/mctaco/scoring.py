@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import benchscore
 from benchscore.core.checks import as_int, is_int
 from benchscore.core.readers import at_example, check_item_stats, shown
+from benchscore.core.records import Signature
 
 VERSION = "1.0.0"
 
@@ -159,8 +160,8 @@ def score(predictions, references, question_keys, categories=None, key_source="q
 
 
 def signature(key_source, **options):
-    """A sacrebleu-style string naming everything that fixes the numbers."""
+    """A sacrebleu-style `Signature` naming everything that fixes the numbers."""
     if key_source not in KEY_SOURCES:
         raise ValueError(f"key_source is {shown(key_source)}; expected one of {KEY_SOURCES}")
-    extra = "".join(f"|{name}:{value}" for name, value in sorted(options.items()))
-    return f"mctaco|version:{VERSION}|benchscore:{benchscore.__version__}|key:{key_source}|labels:normalized{extra}"
+    return Signature("mctaco", [("version", VERSION), ("benchscore", benchscore.__version__), ("key", key_source),
+                                ("labels", "normalized"), *sorted(options.items())])

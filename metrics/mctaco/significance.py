@@ -7,6 +7,7 @@ come from resampling (`benchscore.core.resampling`).
 """
 
 from benchscore.core import resampling
+from benchscore.core.records import extended
 from benchscore.core.resampling import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
 from benchscore.mctaco import scoring
 
@@ -55,5 +56,5 @@ def add_confidence(result, stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SE
     if "extension_per_category" in result:
         for category, per in per_category_intervals(stats, *options).items():
             result["extension_per_category"][category]["confidence_intervals"] = resampling.bounds(per)
-    result["signature"] += "|" + resampling.signature_part(*options)
+    result["signature"] = extended(result["signature"], resampling.signature_fields(*options))
     return result

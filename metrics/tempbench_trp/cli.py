@@ -76,4 +76,4 @@ def run_compare(args):
     questions, split = data.resolve_split("tempbench", args.questions, args.split)
     stats = [files.file_stats(questions, path, args.space, split, args.top_k, args.dedup) for path in args.predictions]
     return report_comparison(args, stats, significance.confidence_intervals, significance.paired_test,
-                             scoring.signature(args.space, args.top_k, args.dedup) + data.signature_part(questions))
+                             scoring.signature(args.space, args.top_k, args.dedup).plus(data.signature_fields(questions)))

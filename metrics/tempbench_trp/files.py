@@ -233,5 +233,5 @@ def score_files(questions_path, evidence_path, space="label", split=None, top_k=
     counts = {}
     stream = iter_file_stats(questions_path, evidence_path, space, split, top_k, dedup, functional_ids, counts)
     result = scoring.summarize(stream, by, space=space, top_k=top_k, dedup=dedup, functional_ids=functional_ids)
-    sig = result.pop("signature") + data.signature_part(questions_path)
+    sig = result.pop("signature").plus(data.signature_fields(questions_path))
     return dict(result, n_evidence_unused=counts["n_evidence_unused"], signature=sig)

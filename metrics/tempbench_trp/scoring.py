@@ -19,6 +19,7 @@ import typing
 import benchscore
 from benchscore.core.checks import is_int
 from benchscore.core.readers import check_item_stats, in_example, shown
+from benchscore.core.records import Note, Signature
 
 VERSION = "1.0.0"
 
@@ -289,13 +290,14 @@ class Aggregator:
     def warnings(self):
         """The reference's conventions that changed a number of this result, said in words."""
         if not self.total[0]:
-            return ["no question was scored: every rate is undefined (None)"]
+            return [Note("nothing_scored", "no question was scored: every rate is undefined (None)")]
         empty = [f"by_{field}[{key!r}]" for field, cells in self.slices.items()
                  for key, cell in sorted(cells.items(), key=lambda kv: str(kv[0])) if not cell[1]]
         if not self.total[1]:
             empty.insert(0, "all questions")
-        return [f"TRP is reported as 0.0, not undefined, where no question retrieved anything (the reference "
-                f"scorer's convention): {', '.join(empty[:5])}{' ...' if len(empty) > 5 else ''}"] if empty else []
+        return [Note("trp_zero_when_empty", f"TRP is reported as 0.0, not undefined, where no question retrieved "
+                     f"anything (the reference scorer's convention): {', '.join(empty[:5])}"
+                     f"{' ...' if len(empty) > 5 else ''}")] if empty else []
 
 
 def _add_to_cell(cell, items):
@@ -320,8 +322,8 @@ def signature(space="label", top_k=None, dedup=False, functional_ids=None):
         ids = sorted(map(str, _functional_ids(functional_ids)))
         digest = hashlib.sha256("\n".join(ids).encode("utf-8")).hexdigest()[:8]
         subset = f"functional-{len(ids)}-{digest}"
-    return (f"tempbench_trp|version:{VERSION}|benchscore:{benchscore.__version__}|space:{space}"
-            f"|top_k:{top_k if top_k else 'none'}|dedup:{'yes' if dedup else 'no'}|subset:{subset}")
+    return Signature("tempbench_trp", version=VERSION, benchscore=benchscore.__version__, space=space,
+                     top_k=top_k if top_k else "none", dedup="yes" if dedup else "no", subset=subset)
 
 
 def _functional_ids(functional_ids):

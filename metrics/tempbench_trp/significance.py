@@ -8,6 +8,7 @@ slice; point estimates are always `scoring.aggregate`'s numbers.
 import numpy as np
 
 from benchscore.core import resampling
+from benchscore.core.records import extended
 from benchscore.core.resampling import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
 from benchscore.tempbench_trp.scoring import SLICES, aggregate
 
@@ -80,5 +81,5 @@ def add_confidence(result, stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SE
     for slice_name, cells in slice_intervals(stats, fields, *options).items():
         for value, numbers in cells.items():
             result[slice_name][value]["confidence_intervals"] = resampling.bounds(numbers)
-    result["signature"] += "|" + resampling.signature_part(*options)
+    result["signature"] = extended(result["signature"], resampling.signature_fields(*options))
     return result

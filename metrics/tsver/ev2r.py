@@ -22,13 +22,13 @@ import re
 import statistics
 import sys
 import time
-import warnings
 from collections.abc import Mapping
 
 from benchscore.core import checks
 from benchscore.core.readers import iter_jsonl, parse_json, write_atomically
+from benchscore.core.records import Note
 from benchscore.tsver.prompt_template import official_prompt
-from benchscore.tsver.scoring import EV2R_KEYS, TSVerWarning, defaulted_keys, ev2r_aggregate, ev2r_counts, listed
+from benchscore.tsver.scoring import EV2R_KEYS, defaulted_keys, ev2r_aggregate, ev2r_counts, listed, warn
 
 try:
     from tqdm import tqdm
@@ -108,8 +108,8 @@ def read_recorded(path, lines=None):
     records, first_line = {}, {}
     for number, claim, response in iter_recorded(path) if lines is None else lines:
         if claim in first_line:
-            warnings.warn(f"{path}:{number}: records claim {claim[:60]!r} again (first on line "
-                          f"{first_line[claim]}); the later record is used", TSVerWarning, stacklevel=2)
+            warn(Note("repeated_ev2r_records", f"{path}:{number}: records claim {claim[:60]!r} again (first on line "
+                                               f"{first_line[claim]}); the later record is used"))
         first_line.setdefault(claim, number)
         records[claim] = response
     return records
@@ -561,8 +561,9 @@ def run_report(run, ev2r_aggregation):
     report = {}
     if run.not_sent:
         report["n_ev2r_not_sent"] = len(run.not_sent)
-        report["warnings"] = [f"{len(run.not_sent)} claim(s) were not sent to the judge, to stay within the judge "
-                              f"budget (claims {listed(run.not_sent)}); Ev2R is over the judged claims only"]
+        report["warnings"] = [Note("ev2r_not_sent", f"{len(run.not_sent)} claim(s) were not sent to the judge, to "
+                                   f"stay within the judge budget (claims {listed(run.not_sent)}); Ev2R is over the "
+                                   "judged claims only")]
     if run.samples:
         report["ev2r_judge_samples"] = judge_sample_spread([run.per_claim, *run.samples], ev2r_aggregation)
     return report

@@ -8,6 +8,7 @@ import warnings
 
 from benchscore import data
 from benchscore.core.readers import check_output, read_jsonl, shown
+from benchscore.core.records import Note
 from benchscore.tsver import ev2r, scoring
 from benchscore.tsver.scoring import TSVerWarning
 
@@ -54,12 +55,12 @@ def read_predictions(path, gold_claims):
                 replaced.add(i)
             aligned[i] = prediction
     if replaced:
-        warnings.warn(f"{path}: {len(replaced)} gold claim(s) have more than one prediction line (claims "
-                      f"{scoring.listed(sorted(replaced))}); as the official scorer, the later line wins",
-                      TSVerWarning, stacklevel=2)
+        scoring.warn(Note("repeated_prediction_lines", f"{path}: {len(replaced)} gold claim(s) have more than one "
+                          f"prediction line (claims {scoring.listed(sorted(replaced))}); as the official scorer, the "
+                          "later line wins"))
     if unknown:
-        warnings.warn(f"{path}: ignored {len(unknown)} prediction line(s) whose Claim is not in the gold file "
-                      f"(the first: {unknown[0][:60]!r})", TSVerWarning, stacklevel=2)
+        scoring.warn(Note("unknown_prediction_claims", f"{path}: ignored {len(unknown)} prediction line(s) whose "
+                          f"Claim is not in the gold file (the first: {unknown[0][:60]!r})"))
     return aligned
 
 
@@ -128,7 +129,7 @@ def plan(gold_path, predictions_path, judge, write_ev2r=None):
         warnings.simplefilter("always", TSVerWarning)
         gold, predictions, existing = _read(gold_file, predictions_path, write_ev2r)
     return {**ev2r.plan(gold, predictions, judge, existing),
-            "warnings": [str(w.message) for w in caught if issubclass(w.category, TSVerWarning)]}
+            "warnings": scoring.caught_notes(caught)}
 
 
 def score_files(gold_path, predictions_path, judge=None, strict=False, ev2r_aggregation="tsver", report=None,
@@ -151,7 +152,7 @@ def score_files(gold_path, predictions_path, judge=None, strict=False, ev2r_aggr
         records = ev2r.write_records(write_ev2r, gold, existing, judged[0])
         if ev2r_aggregation == "tsver":  # the file's number, as `--ev2r FILE` and the official scorer read it
             result = scoring.file_ev2r(result, records)
-    result["warnings"] = [str(w.message) for w in caught if issubclass(w.category, TSVerWarning)] + result["warnings"]
+    result["warnings"] = scoring.caught_notes(caught) + result["warnings"]
     if judged and judged[0].usage is not None:
         result["judge_usage"] = judged[0].usage
     if report is not None:
@@ -180,8 +181,8 @@ def scored_claims(gold_path, predictions_path, ev2r_path=None):
     result = score(gold, predictions, ev2r_path, per_claim=True, judged=judged)
     stats, name = result["per_claim"], judged[0].signature if judged else "none"
     if "n_ev2r_records" in result:
-        warnings.warn(f"{ev2r_path} holds {result['n_ev2r_records']} records for {result['n_ev2r_judged']} judged "
-                      "claims; the official Ev2R sums them all, which no resample of the claims can reproduce, "
-                      "so Ev2R is not compared", TSVerWarning, stacklevel=2)
+        scoring.warn(Note("ev2r_not_compared", f"{ev2r_path} holds {result['n_ev2r_records']} records for "
+                          f"{result['n_ev2r_judged']} judged claims; the official Ev2R sums them all, which no "
+                          "resample of the claims can reproduce, so Ev2R is not compared"))
         return [dataclasses.replace(s, ev2r=None, ev2r_failure=None) for s in stats], "none"
     return stats, name

@@ -8,12 +8,14 @@ included (the card lists them); every departure is a named option that enters `s
 
 import dataclasses
 import math
+import warnings
 from collections import Counter
 from collections.abc import Mapping
 
 import benchscore
 from benchscore.core.checks import is_int
 from benchscore.core.readers import InputTypeError, at_example, check_item_stats, in_example, shown
+from benchscore.core.records import Note, Signature
 
 VERSION = "1.0.0"
 
@@ -38,7 +40,17 @@ REFERENCE_KEYS = ("claim", "verdict", "justifications", "time_series")
 
 
 class TSVerWarning(UserWarning):
-    """Input the official scorer accepts silently but that probably is a mistake."""
+    """Input the official scorer accepts silently but that probably is a mistake (its message is a `Note`)."""
+
+
+def warn(note, stacklevel=3):
+    """Issues `note` (a `Note`) as a TSVerWarning, from the caller's caller by default."""
+    warnings.warn(note, TSVerWarning, stacklevel=stacklevel)
+
+
+def caught_notes(caught):
+    """The `Note`s of the TSVerWarnings in `caught` (`warnings.catch_warnings(record=True)`'s list), in order."""
+    return [w.message.args[0] for w in caught if issubclass(w.category, TSVerWarning)]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -373,12 +385,12 @@ def listed(items):
 
 
 def _claim_warnings(stats, kinds):
-    """One warning per kind of claim found in `stats`: (which claims, "... {n} ... {claims} ..."), naming them."""
+    """One `Note` per kind of claim found in `stats`: (kind, which claims, "... {n} ... {claims} ..."), naming them."""
     warnings = []
-    for keep, text in kinds:
+    for kind, keep, text in kinds:
         found = [i for i, s in enumerate(stats) if keep(s)]
         if found:
-            warnings.append(text.format(n=len(found), claims=listed(found)))
+            warnings.append(Note(kind, text.format(n=len(found), claims=listed(found))))
     return warnings
 
 
@@ -390,26 +402,27 @@ def _over_supported(counts):
 
 # What the official rules do silently to some claims and changes a number: said once per kind.
 VERDICT_WARNINGS = (
-    (lambda s: s.status == UNMATCHED, "{n} predicted verdict(s) match no label (claims {claims}); as the official "
+    ("unmatched_verdicts", lambda s: s.status == UNMATCHED, "{n} predicted verdict(s) match no label (claims {claims}); as the official "
                                       "scorer, they are left out of the verdict scores"),
-    (lambda s: s.status == OK and not s.verdict.strip(), "{n} predicted verdict(s) are empty (claims {claims}); as "
+    ("empty_verdicts", lambda s: s.status == OK and not s.verdict.strip(), "{n} predicted verdict(s) are empty (claims {claims}); as "
                                                          "the official matcher, they count as 'Supported'"),
 )
-INVERTED_WARNINGS = ((lambda s: s.inverted_ranges, "{n} claim(s) have a predicted range with from > to (claims "
-                                                   "{claims}); as the official scorer, such a range covers no year "
-                                                   "(it lowers the IoU and TSCS)"),)
-EV2R_WARNINGS = ((lambda s: s.ev2r is not None and _over_supported(s.ev2r), "{n} judged claim(s) have a support "
-                  "count above their facts count (claims {claims}); as the official scorer, the counts are used as "
-                  "given, so an Ev2R rate can exceed 1"),
-                 (lambda s: s.ev2r is not None and s.ev2r_defaulted, "{n} judged claim(s) have an Ev2R record "
-                  "without some of the count keys (claims {claims}); as the official scorer, a missing count is "
-                  "read as 0; expected the keys " + str(list(EV2R_KEYS))))
+INVERTED_WARNINGS = (("inverted_ranges", lambda s: s.inverted_ranges,
+                      "{n} claim(s) have a predicted range with from > to (claims {claims}); as the official scorer, "
+                      "such a range covers no year (it lowers the IoU and TSCS)"),)
+EV2R_WARNINGS = (("ev2r_over_support", lambda s: s.ev2r is not None and _over_supported(s.ev2r),
+                  "{n} judged claim(s) have a support count above their facts count (claims {claims}); as the "
+                  "official scorer, the counts are used as given, so an Ev2R rate can exceed 1"),
+                 ("ev2r_missing_keys", lambda s: s.ev2r is not None and s.ev2r_defaulted,
+                  "{n} judged claim(s) have an Ev2R record without some of the count keys (claims {claims}); as the "
+                  "official scorer, a missing count is read as 0; expected the keys " + str(list(EV2R_KEYS))))
 
 
 def _rate_warnings(ev2r):
     over = [f"{name} {value}" for name, value in ev2r.items() if value is not None and value > 1]
-    return [f"Ev2R {', '.join(over)} above 1: as the official scorer, the judge's counts are used as given "
-            "(R = predicted-side support / reference facts count, sic), so a rate can exceed 1"] if over else []
+    return [Note("ev2r_rate_above_1", f"Ev2R {', '.join(over)} above 1: as the official scorer, the judge's counts "
+                 "are used as given (R = predicted-side support / reference facts count, sic), so a rate can "
+                 "exceed 1")] if over else []
 
 
 def _failure_warnings(n_judged, failures):
@@ -420,11 +433,11 @@ def _failure_warnings(n_judged, failures):
     claims = listed([i for i, _ in failures])
     if not n_judged:
         why = f"{RATE_LIMITED}; " if any(f.startswith(RATE_LIMITED) for _, f in failures) else ""
-        return [f"Ev2R not available: {why}the judge failed on all {len(failures)} claim(s) it was asked about "
-                f"(claims {claims}; first failure: {first})"]
-    return [f"Ev2R over {n_judged} of {n_judged + len(failures)} claims: {len(failures)} left out for want of a "
-            "usable judge record, as the official pipeline and scorer leave them out (claims "
-            f"{claims}; first failure: {first})"]
+        return [Note("ev2r_failures", f"Ev2R not available: {why}the judge failed on all {len(failures)} claim(s) "
+                     f"it was asked about (claims {claims}; first failure: {first})")]
+    return [Note("ev2r_failures", f"Ev2R over {n_judged} of {n_judged + len(failures)} claims: {len(failures)} left "
+                 "out for want of a usable judge record, as the official pipeline and scorer leave them out (claims "
+                 f"{claims}; first failure: {first})")]
 
 
 def _ev2r_part(stats, ev2r_aggregation):
@@ -481,6 +494,9 @@ def _file_notes(over, defaulted):
     return "".join(f"; {n} of them {what}" for n, what in notes if n)
 
 
+FILE_EV2R_REPLACES = ("ev2r_failures", "ev2r_rate_above_1", "ev2r_over_support")  # notes of the claim-aligned Ev2R
+
+
 def file_ev2r(result, file_records):
     """The official Ev²R over a *recorded judge file*, which sums every record in it: where the file
     holds more records than judged claims (a claim recorded twice, claims not in the gold file or
@@ -488,14 +504,14 @@ def file_ev2r(result, file_records):
     ev2r_response dicts), with a warning; the per-claim statistics keep the claim-aligned records."""
     if result.get("n_ev2r_judged") is None or len(file_records) <= result["n_ev2r_judged"]:
         return result
-    warning = (f"the Ev2R file holds {len(file_records)} records for {result['n_ev2r_judged']} judged claims "
+    text = (f"the Ev2R file holds {len(file_records)} records for {result['n_ev2r_judged']} judged claims "
                "(duplicates, or claims without a prediction line or not in the gold file); as the official "
                "scorer, Ev2R sums all of them")
     records = [ev2r_counts(r) for r in file_records]
-    kept = [w for w in result["warnings"]  # what the claim-aligned records said; the file's numbers replace them
-            if not w.startswith(("Ev2R not available", "Ev2R over", "Ev2R precision", "Ev2R recall", "Ev2R f1"))
-            and "support count above" not in w]
-    warning += _file_notes(sum(map(_over_supported, records)), sum(bool(defaulted_keys(r)) for r in file_records))
+    # what the claim-aligned records said of the numbers; the file's numbers replace them
+    kept = [w for w in result["warnings"] if w.kind not in FILE_EV2R_REPLACES]
+    text += _file_notes(sum(map(_over_supported, records)), sum(bool(defaulted_keys(r)) for r in file_records))
+    warning = Note("ev2r_file_records", text)
     official = ev2r_aggregate(records, "tsver")
     return {**result, **{f"ev2r_{k}": v for k, v in official.items()}, "n_ev2r_records": len(file_records),
             "warnings": kept + [warning] + _rate_warnings(official)}
@@ -508,8 +524,8 @@ def percent(x):
 
 def signature(strict=False, ev2r_aggregation="tsver", judge="none"):
     """`tsver|version:...|benchscore:...|strict:...|ev2r:...|judge:...`: what makes two numbers comparable."""
-    return (f"tsver|version:{VERSION}|benchscore:{benchscore.__version__}|strict:{'yes' if strict else 'no'}"
-            f"|ev2r:{ev2r_aggregation}|judge:{judge}")
+    return Signature("tsver", version=VERSION, benchscore=benchscore.__version__, strict="yes" if strict else "no",
+                     ev2r=ev2r_aggregation, judge=judge)
 
 
 def duplicate_claims_warning(claims):
@@ -519,8 +535,8 @@ def duplicate_claims_warning(claims):
         if claim in first:
             repeated.append(f"claim {i} repeats claim {first[claim]}")
         first.setdefault(claim, i)
-    return [f"{len(repeated)} duplicate gold claim(s) ({listed(repeated)}); as the official scorer, each copy is "
-            "counted"] if repeated else []
+    return [Note("duplicate_gold_claims", f"{len(repeated)} duplicate gold claim(s) ({listed(repeated)}); as the "
+                 "official scorer, each copy is counted")] if repeated else []
 
 
 def score(gold, predictions, ev2r=None, strict=False, ev2r_aggregation="tsver", judge="none", per_claim=False,
@@ -530,9 +546,9 @@ def score(gold, predictions, ev2r=None, strict=False, ev2r_aggregation="tsver", 
     check_flag(per_claim, "per_claim")
     stats = item_stats(gold, predictions, ev2r)
     result = aggregate(stats, strict=strict, ev2r_aggregation=ev2r_aggregation)
-    verdicts = set(_claim_warnings(stats, VERDICT_WARNINGS)) if source else ()
+    verdicts = {kind for kind, _, _ in VERDICT_WARNINGS} if source else ()
     result["warnings"] = duplicate_claims_warning([g["Claim"] for g in gold]) + [
-        f"{source}: {w}" if w in verdicts else w for w in result["warnings"]]
+        w.reworded(f"{source}: {w}") if w.kind in verdicts else w for w in result["warnings"]]
     result["signature"] = signature(strict, ev2r_aggregation, judge)
     if per_claim:
         result["per_claim"] = stats

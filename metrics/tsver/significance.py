@@ -13,6 +13,7 @@ from collections import Counter
 import numpy as np
 
 from benchscore.core import resampling
+from benchscore.core.records import extended
 from benchscore.core.resampling import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
 from benchscore.tsver.scoring import EV2R_KEYS, LABELS, aggregate, check_aggregation, counted_in, ev2r_aggregate
 
@@ -125,7 +126,7 @@ def add_confidence(result, stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SE
     if "n_ev2r_records" in result:
         results.pop("ev2r_f1", None)
     result["extension_confidence_intervals"] = resampling.bounds(results)
-    result["signature"] += "|" + resampling.signature_part(*options)
+    result["signature"] = extended(result["signature"], resampling.signature_fields(*options))
     return result
 
 

@@ -20,6 +20,7 @@ from xml.parsers import expat
 
 from benchscore import data
 from benchscore.core.readers import at_line, iter_lines
+from benchscore.core.records import Note
 from benchscore.webnlg_rdf import scoring
 from benchscore.webnlg_rdf.scoring import EntryError, capped, item_stats
 
@@ -150,16 +151,17 @@ def _eid_warnings(reference_path, candidate_path, references, candidates):
     found, first = [], {}
     for index, row in enumerate(references):
         if row["eid"] is not None and row["eid"] in first:
-            found.append(f"{reference_path}:{row['line']}: entry {index} has eid {row['eid']!r}, a duplicate of entry "
-                         f"{first[row['eid']]}; both are scored (entries are paired by position, as in the official script)")
+            found.append(Note("duplicate_eid", f"{reference_path}:{row['line']}: entry {index} has eid {row['eid']!r}, "
+                              f"a duplicate of entry {first[row['eid']]}; both are scored (entries are paired by "
+                              "position, as in the official script)"))
         first.setdefault(row["eid"], index)
     mismatched = [(index, ref, cand) for index, (ref, cand) in enumerate(zip(references, candidates))
                   if None not in (cand["eid"], ref["eid"]) and cand["eid"] != ref["eid"]]
     if mismatched:
         index, ref, cand = mismatched[0]
-        found.append(f"{candidate_path}:{cand['line']}: entry {index} has eid {cand['eid']!r} and the reference entry at "
-                     f"that position {ref['eid']!r} ({len(mismatched)} such entries); entries are paired by position "
-                     "and eids are not used (as in the official script)")
+        found.append(Note("mismatched_eids", f"{candidate_path}:{cand['line']}: entry {index} has eid {cand['eid']!r} "
+                          f"and the reference entry at that position {ref['eid']!r} ({len(mismatched)} such entries); "
+                          "entries are paired by position and eids are not used (as in the official script)"))
     return found
 
 
@@ -225,7 +227,7 @@ def scored_entries(reference_path, candidate_path, warnings=None, progress=None,
             raise _located(reference_path, candidate_path, references, candidates, index, err) from None
         for side, triple, message in stats[-1].warnings:  # each at the line of its triple
             path, row = (reference_path, reference) if side == "reference" else (candidate_path, candidate)
-            found.append(f"{path}:{row['triple_lines'][triple]}: entry {index}: {message}")
+            found.append(Note("quirk", f"{path}:{row['triple_lines'][triple]}: entry {index}: {message}"))
     if not any(entry.n_pairs for entry in stats):
         raise at_line(reference_path, references[0]["line"], "no entry has a reference or candidate triple; expected "
                                                              "at least one triple to score")

@@ -24,6 +24,7 @@ import numpy as np
 
 import benchscore
 from benchscore.core.readers import InputError, InputTypeError, at_example, check_item_stats, invalid_text
+from benchscore.core.records import Note, Signature
 from benchscore.webnlg_rdf.tokenizer import tokenize
 
 VERSION = "1.0.0"
@@ -51,8 +52,8 @@ COST_STATE = 2  # per assignment search state and triple slot
 def signature(breakdown=False):
     """`webnlg_rdf|version:…|benchscore:…|…`: every setting that changes a number, defaults included. The scorer
     has one behaviour; its tokenizer and nervaluate semantics are named so that a fixed variant is not comparable."""
-    return (f"webnlg_rdf|version:{VERSION}|benchscore:{benchscore.__version__}|tokenizer:nltk-3.4.5-punkt"
-            f"|counting:nervaluate-0.1.7|breakdown:{'yes' if breakdown else 'no'}")
+    return Signature("webnlg_rdf", version=VERSION, benchscore=benchscore.__version__, tokenizer="nltk-3.4.5-punkt",
+                     counting="nervaluate-0.1.7", breakdown="yes" if breakdown else "no")
 
 
 SCHEMES = ("Ent_type", "Partial", "Strict", "Exact")  # output order
@@ -718,12 +719,13 @@ def item_stats(references, candidates, example=None):
 
 def warnings(stats):
     """The entries' warnings (`ItemStats.warnings`) as "example N: ...", at most `capped`'s number."""
-    return capped([f"example {i}: {note}" for i, entry in enumerate(stats) for _, _, note in entry.warnings])
+    return capped([Note("quirk", f"example {i}: {note}") for i, entry in enumerate(stats) for _, _, note in entry.warnings])
 
 
 def capped(found, limit=10):
     """The first `limit` warnings, then how many more there are."""
-    return found[:limit] + ([f"... and {len(found) - limit} more such warnings"] if len(found) > limit else [])
+    return found[:limit] + ([Note("more_warnings", f"... and {len(found) - limit} more such warnings")]
+                            if len(found) > limit else [])
 
 
 def exact_match(in_references, in_candidates, in_both):

@@ -8,6 +8,7 @@ schemes, named "<scheme>_<rate>"; `Exact_match` is not resampled. Point estimate
 """
 
 from benchscore.core import resampling
+from benchscore.core.records import extended
 from benchscore.core.resampling import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
 from benchscore.webnlg_rdf.scoring import RATES, SCHEMES, UNIT, aggregate, grouped
 
@@ -64,5 +65,5 @@ def add_confidence(result, stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SE
     for name, keys in (breakdowns or {}).items():
         for key, numbers in breakdown_intervals(stats, keys, *options).items():
             result[name][key]["confidence_intervals"] = resampling.bounds(numbers)
-    result["signature"] += "|" + resampling.signature_part(*options)
+    result["signature"] = extended(result["signature"], resampling.signature_fields(*options))
     return result
