@@ -3,206 +3,86 @@
 On each folder's bundled example, these give the same headline numbers, to the last float:
 the pure read path (`files.score_files`, no evaluate), `evaluate` `compute`, `add_batch` in chunks,
 two processes (evaluate's `num_process=2`), the Trainer helper, `benchscore <bench> --json`, and the
-Space's scoring function (every number it shows, with all its digits).
+Space's scoring function (every number it shows, with all its digits). Each folder's modules
+conform to the vocabulary's protocols (`benchscore.core.contract`).
 
-A benchmark plugs in with a `Case`: how to read its example into module inputs, how to call each
-entry point, and which numbers are its headline. Adding a fifth benchmark means adding a Case.
+The benchmarks come from the registry; each plugs in with the `Case` its folder's `contract.py`
+defines (how to read its example into each entry point's inputs, which numbers are its headline),
+so a fifth benchmark is its folder alone. `BENCHSCORE_METRICS` points the suite at another copy
+of the package (tests/test_template.py runs it on a copy with the template benchmark added).
 """
 
+import importlib
 import json
 import uuid
-from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import pytest
+from conftest import METRICS, load_metric
+from test_distributed import EVALUATE_WORKER, run_pair
 
+import benchscore
 from benchscore import cli
-from benchscore.core.trainer import flatten_for_logging
-from benchscore.mctaco import files as mctaco_files
-from benchscore.mctaco import loader as mctaco_loader
-from benchscore.mctaco import trainer as mctaco_trainer
-from benchscore.tempbench_trp import files as tempbench_files
-from benchscore.tempbench_trp import loader as tempbench_loader
-from benchscore.tempbench_trp import trainer as tempbench_trainer
-from benchscore.tsver import files as tsver_files
-from benchscore.tsver import loader as tsver_loader
-from benchscore.tsver import scoring as tsver_scoring
-from benchscore.tsver import trainer as tsver_trainer
-from benchscore.webnlg_rdf import files as webnlg_files
-from benchscore.webnlg_rdf import loader as webnlg_loader
-from benchscore.webnlg_rdf import trainer as webnlg_trainer
-from conftest import METRICS
-from conftest import load_metric
-from test_distributed import EVALUATE_WORKER
-from test_distributed import run_pair
+from benchscore.core import contract
+from benchscore.core.records import Note, Signature
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")  # the examples exercise warned quirks
 
-
-class EvalPred:
-    """What the helpers read of transformers' EvalPrediction."""
-
-    def __init__(self, predictions, label_ids):
-        self.predictions, self.label_ids = predictions, label_ids
+BENCHMARKS = {b.name: b for b in benchscore.BENCHMARKS.values()}
 
 
-def row_numbers(n):
-    return np.arange(n).reshape(n, 1)
+class Bench:
+    """A registry entry with its folder's contract `Case`."""
 
-
-@dataclass
-class Case:
-    folder: str
-    files: tuple  # the bundled example's files, in the CLI's order
-    cli_args: Callable  # paths -> argv after the command name (JSON output)
-    pure: Callable  # paths -> result dict, without evaluate
-    inputs: Callable  # paths -> the evaluate module's compute() inputs
-    trainer: Callable  # paths -> (compute_metrics, eval_pred)
-    headline: tuple  # flattened keys that every entry point must agree on
-    space_cells: dict  # headline key -> ({column: value} picking one row of the Space's table, column)
-    config_name: str = None
+    def __init__(self, benchmark):
+        self.name, self.folder = benchmark.name, benchmark.folder
+        self.case = importlib.import_module(f"benchscore.{self.folder}.contract").CASE
+        contract.check_case(self.case, self.folder)
+        self.headline, self.config_name = self.case.headline, self.case.config_name
 
     def paths(self):
-        return [str(METRICS / self.folder / "examples" / name) for name in self.files]
-
-
-# ---------------------------------------------------------------- MC-TACO
-
-def mctaco_inputs(gold, predictions):
-    rows = mctaco_files.read_references(gold)
-    return {"predictions": ["yes" if yes else "no" for yes in mctaco_files.read_predictions(predictions)],
-            "references": [row["label"] for row in rows], "sentence": [row["sentence"] for row in rows],
-            "question": [row["question"] for row in rows], "category": [row["category"] for row in rows]}
-
-
-def mctaco_trainer_run(gold, predictions):
-    rows = mctaco_loader.load_split(gold)
-    yes = np.array(mctaco_files.read_predictions(predictions))
-    logits = np.stack([~yes, yes], axis=1).astype(np.float32)  # argmax = the predicted label
-    return mctaco_trainer.compute_metrics_for(rows), EvalPred(logits, np.array(rows["label"]))
-
-
-# ---------------------------------------------------------------- TempBench
-
-def tempbench_evidence(questions, evidence):
-    runs = {line["id"]: line["evidence"] for line in map(json.loads, open(evidence, encoding="utf-8"))}
-    return [runs[question["id"]] for question in tempbench_files.read_references(questions)]
-
-
-def tempbench_inputs(questions, evidence):
-    return {"predictions": tempbench_evidence(questions, evidence),
-            **tempbench_loader.metric_inputs(tempbench_files.read_references(questions))}
-
-
-def tempbench_trainer_run(questions, evidence):
-    per_row = tempbench_evidence(questions, evidence)
-    dataset = tempbench_loader.load_tempbench(questions)
-    decode = lambda predictions, indices: [per_row[i] for i in indices]  # noqa: E731
-    return tempbench_trainer.compute_metrics_for(dataset, decode), EvalPred(row_numbers(len(per_row)), None)
-
-
-# ---------------------------------------------------------------- WebNLG
-
-def webnlg_inputs(references, candidates):
-    entries = webnlg_loader.load_dataset(references, candidates)
-    return {"predictions": list(entries["predictions"]), "references": list(entries["references"])}
-
-
-def webnlg_trainer_run(references, candidates):
-    entries = webnlg_loader.load_dataset(references, candidates)
-    decoded = list(entries["predictions"])
-    decode = lambda predictions, indices: [decoded[i] for i in indices]  # noqa: E731
-    return (webnlg_trainer.compute_metrics_for(entries.remove_columns("predictions"), decode),
-            EvalPred(row_numbers(len(decoded)), None))
-
-
-WEBNLG_HEADLINE = tuple(f"Total_scores/{scheme}/{rate}" for scheme in ("Ent_type", "Partial", "Strict", "Exact")
-                        for rate in ("Precision", "Recall", "F1")) + ("Exact_match/F1",)
-WEBNLG_CELLS = {key: ({"scores": "Total_scores", "scheme": key.split("/")[1]}, key.split("/")[2])
-                for key in WEBNLG_HEADLINE[:-1]} | {"Exact_match/F1": ({"scores": "Exact_match"}, "F1")}
-
-
-# ---------------------------------------------------------------- TSVer
-
-def tsver_inputs(gold, predictions, _ev2r=None):
-    references = [{name: row[name] for name in ("claim", "verdict", "justifications", "time_series")}
-                  for row in tsver_loader.gold_dataset(gold)]
-    return {"predictions": list(tsver_loader.predictions_dataset(predictions, gold)), "references": references}
-
-
-def tsver_trainer_run(gold, predictions, _ev2r=None):
-    """A classifier can only name one of the four labels: its logits give each claim the label the
-    official matcher reads in the prediction file, Refuted where it reads none ("error", no line).
-    The helper is therefore held to `compute` on those same labels (see test_trainer_helper)."""
-    inputs = tsver_inputs(gold, predictions)
-    labels = [tsver_scoring.match_verdict(p["verdict"]) if p["verdict"] else None for p in inputs["predictions"]]
-    logits = np.eye(len(tsver_scoring.LABELS))[[tsver_scoring.LABELS.index(label or "Refuted") for label in labels]]
-    rows = tsver_loader.gold_dataset(gold)
-    series = [p["time_series"] for p in inputs["predictions"]]
-    return (tsver_trainer.compute_metrics_for(rows, predicted_time_series=series),
-            EvalPred(logits, np.array([tsver_scoring.LABELS.index(v) for v in rows["verdict"]])))
-
-
-CASES = {
-    "mctaco": Case(
-        "mctaco", ("example.tsv", "example_predictions.txt"),
-        cli_args=lambda gold, pred: ["mctaco", "--gold", gold, "--predictions", pred, "--json"],
-        pure=mctaco_files.score_files, inputs=mctaco_inputs, trainer=mctaco_trainer_run,
-        headline=("em", "f1", "n_questions"),
-        space_cells={key: ({"slice": "all questions"}, column)
-                     for key, column in (("em", "EM"), ("f1", "F1"), ("n_questions", "questions"))}),
-    "tempbench": Case(
-        "tempbench_trp", ("questions.jsonl", "evidence.jsonl"),
-        cli_args=lambda q, e: ["tempbench", "--questions", q, "--evidence", e, "--json"],
-        pure=tempbench_files.score_files, inputs=tempbench_inputs, trainer=tempbench_trainer_run,
-        headline=("n_questions", "coverage", "TRP_macro", "TRP_micro", "CCR"),
-        space_cells={key: ({"slice": "all questions"}, column) for key, column in (
-            ("n_questions", "questions"), ("coverage", "coverage"), ("TRP_macro", "TRP"), ("TRP_micro", "TRP_micro"),
-            ("CCR", "CCR"))}),
-    "webnlg": Case(
-        "webnlg_rdf", ("refs.xml", "cands.xml"),
-        cli_args=lambda r, c: ["webnlg", r, c, "--json", "--no-progress"],
-        pure=lambda r, c: webnlg_files.score_files(r, c), inputs=webnlg_inputs, trainer=webnlg_trainer_run,
-        headline=WEBNLG_HEADLINE, space_cells=WEBNLG_CELLS),
-    "tsver": Case(
-        "tsver", ("gold.jsonl", "predictions.jsonl"),
-        cli_args=lambda g, p: ["tsver", "--gold", g, "--predictions", p, "--json"],
-        pure=lambda g, p: tsver_files.score_files(g, p), inputs=tsver_inputs, trainer=tsver_trainer_run,
-        headline=("verdict_accuracy", "verdict_macro_f1", "tscs", "iou", "n_claims", "n_correct"),
-        space_cells={key: ({"score": row}, "value") for key, row in (
-            ("verdict_accuracy", "Verdict Accuracy"), ("verdict_macro_f1", "Verdict F1 (macro, 4 labels)"),
-            ("tscs", "TSCS"), ("iou", "time ranges: mean IoU"), ("n_claims", "gold claims"),
-            ("n_correct", "verdicts correct"))}),
-}
+        return [str(METRICS / self.folder / "examples" / name) for name in self.case.files]
 
 
 def headline(case, result):
-    flat = flatten_for_logging(result)
-    missing = [key for key in case.headline if key not in flat]
-    assert not missing, f"{case.folder}: the result has no {missing}"
-    return {key: flat[key] for key in case.headline}
+    return contract.flat_keys(result, case.headline)
 
 
-@pytest.fixture(scope="module", params=sorted(CASES))
+@pytest.fixture(scope="module", params=sorted(BENCHMARKS))
 def case(request):
-    return CASES[request.param]
+    return Bench(BENCHMARKS[request.param])
 
 
 @pytest.fixture(scope="module")
 def expected(case):
     """The pure read path's headline numbers: what every other entry point must give."""
-    return headline(case, case.pure(*case.paths()))
+    return headline(case, case.case.pure(*case.paths()))
+
+
+def test_every_module_of_the_folder_speaks_the_vocabulary(case):
+    for module_name, protocol in contract.PROTOCOLS.items():
+        module = importlib.import_module(f"benchscore.{case.folder}.{module_name}")
+        assert contract.missing_names(module, protocol) == [], f"{case.folder}/{module_name}.py"
+        assert isinstance(module, protocol)
+
+
+def test_results_carry_a_signature_and_notes_not_bare_strings(case):
+    """The signature formats itself from fields and the warnings carry their kind, on the pure path
+    and through evaluate alike."""
+    for result in (case.case.pure(*case.paths()),
+                   load_metric(case.folder, case.config_name).compute(**case.case.inputs(*case.paths()))):
+        assert isinstance(result["signature"], Signature) and result["signature"].fields["benchscore"]
+        assert all(isinstance(w, Note) and w.kind for w in result.get("warnings", ()))
 
 
 def test_evaluate_compute(case, expected):
-    result = load_metric(case.folder, case.config_name).compute(**case.inputs(*case.paths()))
+    result = load_metric(case.folder, case.config_name).compute(**case.case.inputs(*case.paths()))
     assert headline(case, result) == expected
 
 
 def test_evaluate_add_batch_in_chunks(case, expected):
     module = load_metric(case.folder, case.config_name)
-    inputs = case.inputs(*case.paths())
+    inputs = case.case.inputs(*case.paths())
     n = len(inputs["predictions"])
     for start in range(0, n, 2):
         module.add_batch(**{name: column[start:start + 2] for name, column in inputs.items()})
@@ -212,7 +92,7 @@ def test_evaluate_add_batch_in_chunks(case, expected):
 def test_two_processes(case, expected, tmp_path):
     spec = {"cache_dir": str(tmp_path / "cache"), "timeout": 60, "jobs": [
         {"name": case.folder, "path": str(METRICS / case.folder), "config_name": case.config_name,
-         "inputs": case.inputs(*case.paths()), "compute_kwargs": {}, "batch_size": 2,
+         "inputs": case.case.inputs(*case.paths()), "compute_kwargs": {}, "batch_size": 2,
          "experiment_id": uuid.uuid4().hex}]}
     (tmp_path / "spec.json").write_text(json.dumps(spec))
     rank0, rank1 = run_pair(EVALUATE_WORKER, lambda rank: [str(tmp_path / "spec.json"), str(rank)])
@@ -221,19 +101,17 @@ def test_two_processes(case, expected, tmp_path):
 
 
 def test_trainer_helper(case, expected):
-    compute_metrics, eval_pred = case.trainer(*case.paths())
+    compute_metrics, eval_pred = case.case.trainer(*case.paths())
     logged = compute_metrics(eval_pred)
-    if case.folder == "tsver":  # see tsver_trainer_run: checked against compute on the same labels
-        inputs = case.inputs(*case.paths())
-        for prediction, logits in zip(inputs["predictions"], eval_pred.predictions):
-            prediction["verdict"] = tsver_scoring.LABELS[int(np.argmax(logits))]
-        expected = headline(case, load_metric("tsver").compute(**inputs))
+    if case.case.trainer_inputs is not None:  # the classifier's predictions differ from the example's
+        inputs = case.case.trainer_inputs(case.case.inputs(*case.paths()), eval_pred)
+        expected = headline(case, load_metric(case.folder, case.config_name).compute(**inputs))
     assert {key: logged[key] for key in case.headline} == expected
     assert headline(case, compute_metrics.last_result) == expected
 
 
 def test_cli_json(case, expected, capsys):
-    assert cli.main(case.cli_args(*case.paths())) == 0
+    assert cli.main([case.name, *case.case.cli_args(*case.paths())]) == 0
     assert headline(case, json.loads(capsys.readouterr().out)) == expected
 
 
@@ -244,9 +122,9 @@ def test_space_shows_every_headline_number(case, expected):
 
     app = browser.load_app(case.folder)
     table = app.score_files(*case.paths())[0]
-    assert set(case.space_cells) == set(case.headline)
+    assert set(case.case.space_cells) == set(case.headline)
     for key, value in expected.items():
-        match, column = case.space_cells[key]
+        match, column = case.case.space_cells[key]
         rows = table[np.logical_and.reduce([table[name] == wanted for name, wanted in match.items()])]
         assert len(rows) == 1, (key, match, table.to_string())
         cell = str(rows[column].iloc[0])
@@ -272,7 +150,7 @@ def _with_surrogate(value):
 
 def test_a_lone_surrogate_in_any_text_feature_is_refused_naming_the_example(case):
     # Arrow cannot store one; evaluate would raise a bare UnicodeEncodeError naming nothing.
-    inputs = case.inputs(*case.paths())
+    inputs = case.case.inputs(*case.paths())
     module = load_metric(case.folder, case.config_name)
     tried = 0
     for name, column in inputs.items():

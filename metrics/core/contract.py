@@ -112,9 +112,9 @@ class Case:
     # headline key -> ({column: value} picking one row of the Space's results table, its column)
     space_cells: dict[str, tuple[dict[str, str], str]] = field(default_factory=dict)
     config_name: str | None = None
-    # (inputs, result of the Trainer helper on them) -> the result `compute` gives on the same inputs,
-    # where a classifier cannot express the example's predictions exactly (None: `pure`'s numbers)
-    trainer_expected: Callable[..., dict] | None = None
+    # (compute inputs, EvalPrediction) -> the compute inputs the Trainer helper's predictions amount to,
+    # where a classifier cannot express the example's predictions exactly (None: the example's own)
+    trainer_inputs: Callable[[dict, EvalPrediction], dict] | None = None
 
 
 def check_case(case: Case, folder: str) -> None:
