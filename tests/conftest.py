@@ -6,7 +6,8 @@ import pathlib
 import pytest
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
-METRICS = REPO / "metrics"
+# BENCHSCORE_METRICS: another copy of the package (tests/test_template.py runs the contract on one)
+METRICS = pathlib.Path(os.environ.get("BENCHSCORE_METRICS", REPO / "metrics")).resolve()
 # CI lays ../shared beside the checkout; BENCHSCORE_SHARED points elsewhere if needed.
 SHARED = pathlib.Path(os.environ.get("BENCHSCORE_SHARED", REPO.parent / "shared")).resolve()
 

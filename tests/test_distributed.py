@@ -67,7 +67,8 @@ def run_pair(code, args_for_rank, timeout=120):
 
 def run_pair_env(code, args_for_rank, env_for_rank, timeout=120):
     """`run_pair` with extra environment variables per rank."""
-    env = dict(os.environ, PYTHONPATH=str(REPO / "tests"), OMP_NUM_THREADS="1")
+    path = os.pathsep.join(filter(None, [str(REPO / "tests"), os.environ.get("PYTHONPATH")]))  # keep a copy's
+    env = dict(os.environ, PYTHONPATH=path, OMP_NUM_THREADS="1")
     procs = [subprocess.Popen([sys.executable, "-c", code, *args_for_rank(rank)], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True, env={**env, **env_for_rank(rank)})
              for rank in (0, 1)]

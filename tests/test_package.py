@@ -132,9 +132,12 @@ def test_a_module_refuses_an_installed_benchscore_of_another_version(folder, mon
 
 
 def test_every_module_is_written_for_this_version():
-    for bench in benchscore.BENCHMARKS.values():
-        source = (METRICS / bench.folder / f"{bench.folder}.py").read_text(encoding="utf-8")
-        assert f'metric.check_version("{benchscore.__version__}", "{bench.folder}")' in source
+    modules = [METRICS / bench.folder / f"{bench.folder}.py" for bench in benchscore.BENCHMARKS.values()]
+    for path in modules + [METRICS.parent / "templates" / "accuracy" / "accuracy.py"]:
+        source = path.read_text(encoding="utf-8")
+        # by its folder's name, written out or (the template's, so that a copy needs no edit) read from the file
+        assert (f'metric.check_version("{benchscore.__version__}", "{path.stem}")' in source
+                or f'metric.check_version("{benchscore.__version__}", pathlib.Path(__file__).stem)' in source), path
 
 
 def test_a_record_that_lacks_a_field_names_its_file(tmp_path):

@@ -3,8 +3,8 @@ folder (what a module must define, by name), and the `Case` that feeds a folder'
 to every entry point (`<folder>/contract.py`), which tests/test_contract.py runs for each folder of
 the registry.
 
-The protocols name functions, not their parameters: a benchmark's own options differ (WebNLG's
-subsets, TSVer's judge), while the names, their meaning and their return shapes are shared:
+The protocols name functions, not their parameters: a benchmark's own options differ (subsets,
+a judge's options), while the names, their meaning and their return shapes are shared:
 
     scoring.item_stats(...)           -> list of the benchmark's ItemStats (one per unit: question, entry, claim)
     scoring.aggregate(stats, ...)     -> {headline name: number, ...}, the official numbers

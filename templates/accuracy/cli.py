@@ -1,0 +1,40 @@
+"""`benchscore <this benchmark>` and `benchscore compare <this benchmark>` (usage: the card)."""
+
+import argparse
+import json
+
+from benchscore.core import compare
+from benchscore.core.readers import check_output
+
+from . import files, scoring, significance
+
+GOLD_HELP = 'the gold JSONL file (one {"id", "label"} per line) or official:<split>'
+PREDICTIONS_HELP = 'one {"id", "label"} per line, every gold id once'
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--gold", required=True, help=GOLD_HELP)
+    parser.add_argument("--predictions", required=True, help=PREDICTIONS_HELP)
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    check_output(None, args.gold, args.predictions)
+    result = files.score_files(args.gold, args.predictions)
+    compare.warn(scoring.FOLDER, result.get("warnings", ()))
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        print(f"Accuracy: {result['accuracy']} ({result['n_correct']}/{result['n_items']})")
+    return 0
+
+
+def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--gold", required=True, help=GOLD_HELP)
+    compare.add_compare_options(parser, PREDICTIONS_HELP)
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    stats = [files.file_stats(args.gold, path) for path in args.predictions]
+    return compare.report_comparison(args, stats, significance.confidence_intervals, significance.paired_test,
+                                     scoring.signature())
