@@ -11,8 +11,7 @@ import benchscore
 from conftest import METRICS
 
 
-@pytest.mark.parametrize("name, folder", [("mctaco", "mctaco"), ("tempbench", "tempbench_trp"),
-                                          ("webnlg", "webnlg_rdf"), ("tsver", "tsver")])
+@pytest.mark.parametrize("name, folder", [(b.name, b.folder) for b in benchscore.BENCHMARKS.values()])
 def test_load_finds_the_installed_folder_from_any_working_directory(name, folder, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # nothing called metrics/ here: a relative evaluate.load would go to the Hub
     module = benchscore.load(name)
@@ -48,7 +47,8 @@ def test_each_folder_declares_its_record_and_the_data_store_reads_it():
     declared = sorted(p.name for p in METRICS.iterdir() if (p / "benchmark.toml").exists())
     assert sorted(b.folder for b in benchscore.BENCHMARKS.values()) == declared
     assert data.BENCHMARKS == {b.name: b.data for b in benchscore.BENCHMARKS.values()}
-    assert data.ALIASES == {"tempbench_trp": "tempbench", "webnlg_rdf": "webnlg"}
+    assert data.ALIASES == {b.folder: b.name for b in benchscore.BENCHMARKS.values() if b.folder != b.name}
+    assert "tempbench_trp" in data.ALIASES  # a folder named otherwise than its command is found by either name
     for bench in benchscore.BENCHMARKS.values():
         assert bench.data.name == bench.name and data.benchmark(bench.folder) is bench.data
 
@@ -149,3 +149,39 @@ def test_a_record_that_lacks_a_field_names_its_file(tmp_path):
     with pytest.raises(ValueError, match=rf"^{re.escape(str(broken))}: not a benchmark record \(TypeError: .*owner"):
         registry.read(broken)
     assert registry.read(METRICS / "mctaco" / "benchmark.toml") == benchscore.BENCHMARKS["mctaco"]
+
+
+@pytest.mark.parametrize("change, words", [
+    (('owner = "CogComp"\n', 'owner = "CogComp"\nhost = "gitlab"\n'), r"host 'gitlab'; expected one of github, hub"),
+    (('default = ["dev", "test", "readme"]', 'default = ["dev", "test", "nope"]'), r"names files it does not declare: nope"),
+    (('"validation" = "dev"', '"validation" = "devv"'), r"names files it does not declare: devv"),
+    (('commit = "0ba9b790ad5a87ab3eef0f0cb7819408192f9729"\n', ""), r"a GitHub source pins a commit"),
+    (('[data.files.dev]', '[data.file_sets.x]\nmanifest = "m.json"\nhelp = "h"\nneeds = ["zz"]\n\n[data.files.dev]'),
+     r"names files it does not declare: zz"),
+])
+def test_a_record_that_contradicts_itself_names_its_file_and_what_is_wrong(tmp_path, change, words):
+    from benchscore.core import registry
+
+    record = (METRICS / "mctaco" / "benchmark.toml").read_text(encoding="utf-8")
+    assert change[0] in record
+    broken = tmp_path / "benchmark.toml"
+    broken.write_text(record.replace(change[0], change[1]), encoding="utf-8")
+    with pytest.raises(ValueError, match=rf"^{re.escape(str(broken))}: not a benchmark record \(ValueError: {words}"):
+        registry.read(broken)
+
+
+def test_new_benchmark_refuses_a_bad_name_and_an_existing_folder(tmp_path, capsys):
+    sys.path.insert(0, str(METRICS.parent / "scripts"))
+    try:
+        import new_benchmark
+    finally:
+        sys.path.pop(0)
+    assert new_benchmark.main(["My-Bench", "--metrics", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == ("new_benchmark: error: folder 'My-Bench': expected a Python package name "
+                                       "(lower case, digits, _)\n")
+    assert new_benchmark.main(["toy", "--metrics", str(tmp_path)]) == 0
+    assert (tmp_path / "toy" / "toy.py").exists() and not (tmp_path / "toy" / "accuracy.py").exists()
+    assert 'name = "toy"\nfolder = "toy"\ntitle = "toy"\n' in (tmp_path / "toy" / "benchmark.toml").read_text()
+    capsys.readouterr()
+    assert new_benchmark.main(["toy", "--metrics", str(tmp_path)]) == 2
+    assert "exists; expected a new folder" in capsys.readouterr().err
