@@ -1,6 +1,6 @@
 """`benchscore data`: fetch, list, locate and import the official benchmark files (see `benchscore.data`).
 
-    benchscore data fetch BENCH [BENCH ...]   # or --all; `--with-<set>` adds a file set, `--revision` pins a Hub dataset
+    benchscore data fetch BENCH [BENCH ...]   # or --all; --with-<set> adds a file set, --revision a Hub revision
     benchscore data list                      # present / missing / corrupt, sizes, sources, licences
     benchscore data path BENCH SPLIT          # the file's path (exit 2 if it is not in the store)
     benchscore data import ../shared/data     # fill the store from a local copy, sha256-checked
@@ -30,9 +30,9 @@ def add_arguments(parser):
                            help=f"{owner}: also {file_set.help}")
     fetch.set_defaults(sets=[])
     hub = [bench for bench in data.BENCHMARKS.values() if bench.host == "hub"]
+    variables = " / ".join(f"${b.revision_env}" for b in hub) or "$BENCHSCORE_<NAME>_REVISION"
     fetch.add_argument("--revision", help=f"{', '.join(b.name for b in hub) or 'a Hub dataset'}: the Hub revision "
-                                          "(branch, tag or commit; default: main, or "
-                                          f"${' / $'.join(b.revision_env for b in hub) or 'BENCHSCORE_<NAME>_REVISION'})")
+                                          f"(branch, tag or commit; default: main, or {variables})")
     fetch.add_argument("--force", action="store_true", help="download again even if the stored copy is intact")
     fetch.add_argument("--no-progress", action="store_true", help="no progress bars")
 

@@ -89,7 +89,7 @@ def webnlg():
     references = [r["triples"] for r in read_references(folder / "references" / "en_all.xml")]
     systems = [[c["triples"] for c in read_candidates(folder / "submissions" / "en" / name / "all.xml")]
                for name in ("bt5", "cyclegt")]
-    score = lambda candidates: [scoring.item_stats(r, c) for r, c in zip(references, candidates)]  # noqa: E731
+    score = lambda candidates: scoring.item_stats(references, candidates)  # noqa: E731
     return "WebNLG+ 2020 en test (entries)", score, systems, scoring.aggregate, significance
 
 

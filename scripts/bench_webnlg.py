@@ -6,7 +6,7 @@
 Everything runs in this one process, on one core (CPU time), with the scorer's caches cleared
 before each submission, so each number is what a fresh `benchscore webnlg REF CAND` pays after
 start-up:
-- read: both XML files parsed; score: `item_stats` for every entry (all k x k pairs and the exact
+- read: both XML files parsed; score: `entry_stats` for every entry (all k x k pairs and the exact
   assignment) plus `aggregate`; entries/s; and, for scale only, the official script's CPU seconds
   recorded on another machine (../shared/data/webnlg/expected/README.md).
 - assignment: our exact search against the official loop (`itertools.permutations`, first maximal
@@ -74,7 +74,7 @@ def bench_submission(name):
     clear_caches()
     (references, candidates), t_read = cpu(lambda: (
         [r["triples"] for r in read_references(ref_path)], [c["triples"] for c in read_predictions(cand_path)]))
-    stats, t_score = cpu(lambda: [scoring.item_stats(r, c, example=i)
+    stats, t_score = cpu(lambda: [scoring.entry_stats(r, c, example=i)
                                   for i, (r, c) in enumerate(zip(references, candidates))])
     result, t_aggregate = cpu(lambda: scoring.aggregate(stats))
     t_total = t_score + t_aggregate
@@ -111,7 +111,7 @@ def bench_large_entries():
         candidates += rng.sample(pool, n_candidates - len(candidates))
         rng.shuffle(candidates)
         clear_caches()
-        stats, t = cpu(lambda: scoring.item_stats(references, candidates))
+        stats, t = cpu(lambda: scoring.entry_stats(references, candidates))
         print(f"entry with {n_candidates} candidate triples vs 7 references: {t * 1e3:7.1f} ms "
               f"(exact search; the official loop would enumerate {len(stats.assignment)}! permutations)")
 
@@ -171,7 +171,7 @@ def bench_limits():
     }
     for name, (references, candidates) in cases.items():
         clear_caches()
-        _, t = cpu(lambda: scoring.item_stats(references, candidates))
+        _, t = cpu(lambda: scoring.entry_stats(references, candidates))
         print(f"limits: {name}: {t:.2f} s")
 
 

@@ -404,7 +404,7 @@ def test_an_output_path_equal_to_an_input_is_refused_before_writing(tmp_path, wh
 def test_aggregate_and_breakdown_refuse_what_is_not_item_stats(bad, named):
     from benchscore.webnlg_rdf import scoring
 
-    good = scoring.item_stats(["a | b | c"], ["a | b | c"])
+    good = scoring.entry_stats(["a | b | c"], ["a | b | c"])
     stats = [good, *bad] if isinstance(bad, list) else bad
     named = named.replace("example 0", "example 1") if isinstance(bad, list) else named
     for function in (scoring.aggregate, lambda s: scoring.breakdown(s, [None] * 2)):

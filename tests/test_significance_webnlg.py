@@ -35,7 +35,7 @@ def read_stats(reference, candidate):
 
 
 def item_stats_of(entries):
-    return [scoring.item_stats(refs, cands, example=i) for i, (refs, cands) in enumerate(entries)]
+    return [scoring.entry_stats(refs, cands, example=i) for i, (refs, cands) in enumerate(entries)]
 
 
 def _total(result, name):

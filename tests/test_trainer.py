@@ -320,7 +320,7 @@ def test_webnlg_whole_set_and_batches_equal_the_pure_function(batch_size):
     batched = run_batches(webnlg_trainer.compute_metrics_for(entries, decoder(WEBNLG_DECODED, calls)),
                           row_numbers(4), row_numbers(4), batch_size)
     assert whole == batched
-    stats = [webnlg_scoring.item_stats(refs, cands, example=i)
+    stats = [webnlg_scoring.entry_stats(refs, cands, example=i)
              for i, (refs, cands) in enumerate(zip(WEBNLG_ENTRIES["references"], WEBNLG_DECODED))]
     expected = webnlg_scoring.aggregate(stats)
     assert compute_metrics.last_result == {**expected, "signature": whole["signature"]}
@@ -506,7 +506,7 @@ def test_webnlg_real_seq2seq_trainer_generate_then_decode(hf, tmp_path):
     generated = trainer.predict(encoded).predictions
     predictions = decode(generated, range(len(entries)))
     assert len({tuple(p) for p in predictions}) > 1  # the predictions differ between entries
-    stats = [webnlg_scoring.item_stats(refs, cands, example=i)
+    stats = [webnlg_scoring.entry_stats(refs, cands, example=i)
              for i, (refs, cands) in enumerate(zip(entries["references"], predictions))]
     expected = webnlg_scoring.aggregate(stats)
     for metrics in (whole, batched):

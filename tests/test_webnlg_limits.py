@@ -77,7 +77,7 @@ def test_entries_beyond_the_limits_are_refused_by_name(references, candidates, m
 
 
 def test_identical_triples_do_not_count_against_the_pair_limit():
-    stats = scoring.item_stats(["a | b | c"] * 100, ["a | b | c"] * 60)
+    stats = scoring.entry_stats(["a | b | c"] * 100, ["a | b | c"] * 60)
     assert stats.n_pairs == 100 and scoring.aggregate([stats])["Total_scores"]["Exact"]["Correct"] == 180
 
 

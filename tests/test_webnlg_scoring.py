@@ -19,7 +19,7 @@ from benchscore.webnlg_rdf import tokenizer
 from benchscore.webnlg_rdf.scoring import aggregate
 from benchscore.webnlg_rdf.scoring import best_assignment
 from benchscore.webnlg_rdf.scoring import breakdown
-from benchscore.webnlg_rdf.scoring import item_stats
+from benchscore.webnlg_rdf.scoring import entry_stats
 from benchscore.webnlg_rdf.scoring import normalise
 from benchscore.webnlg_rdf.scoring import pair_result
 from benchscore.webnlg_rdf.scoring import score
@@ -140,7 +140,7 @@ def test_tokenizer_hand_cases(text, tokens):
 def test_parity_with_official_output(name):
     want = json.loads(webnlg_path("expected", f"{name}.json").read_text(encoding="utf-8"))
     references, candidates = read_entries(name)
-    got = aggregate([item_stats(r, c, example=i) for i, (r, c) in enumerate(zip(references, candidates))])
+    got = aggregate([entry_stats(r, c, example=i) for i, (r, c) in enumerate(zip(references, candidates))])
     assert_same_result(got, want)
     assert_bit_exact_semeval(got, want)
 
@@ -167,7 +167,7 @@ def test_every_pair_and_assignment_match_the_per_entry_diagnostics(name):
                 counts = pair_result(padded_refs[r], padded_cands[c]).counts
                 got = {s: list(counts[i * 5 : i * 5 + 5]) for i, s in enumerate(schemes)}
                 assert got == want, (where, c, r)
-        stats = item_stats(refs, cands)
+        stats = entry_stats(refs, cands)
         assert list(stats.assignment) == entry["selected_ref_for_cand_slot"], where
         tags = ("SUB", "PRED", "OBJ")
         want_counts = [0] * 80
@@ -239,7 +239,7 @@ def test_candidate_without_separator_spaces_counts_as_empty():
 
 
 def test_padding_pairs_score_zero_and_lower_both_rates():
-    stats = item_stats(["a | b | c", "d | e | f"], ["a | b | c"])
+    stats = entry_stats(["a | b | c", "d | e | f"], ["a | b | c"])
     assert stats.n_pairs == 2 and stats.assignment == (0, 1)
     result = aggregate([stats])["Total_scores"]["Exact"]
     assert (result["Precision"], result["Recall"], result["F1"]) == (0.5, 0.5, 0.5)
@@ -261,19 +261,19 @@ def test_padding_pairs_score_zero_and_lower_both_rates():
 )
 def test_official_crashes_are_clear_errors(references, candidates, message):
     with pytest.raises(ValueError, match="^example 7: ") as err:
-        item_stats(references, candidates, example=7)
+        entry_stats(references, candidates, example=7)
     assert message in str(err.value)
 
 
 def test_wrong_types_and_entry_counts():
     with pytest.raises(TypeError, match="references is str 'a | b | c'; expected a list"):
-        item_stats("a | b | c", [])
+        entry_stats("a | b | c", [])
     with pytest.raises(TypeError, match=r"^example 3: candidates\[1\] is NoneType None; expected a 'subject"):
-        item_stats([], ["a | b | c", None], example=3)
+        entry_stats([], ["a | b | c", None], example=3)
     with pytest.raises(ValueError, match="2 candidate entries for 1 reference entries"):
         score([["a | b | c"]], [["a | b | c"], []])
     with pytest.raises(ValueError, match="nothing to score"):
-        aggregate([item_stats([], [])])
+        aggregate([entry_stats([], [])])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -334,7 +334,7 @@ def test_twenty_candidate_entry_is_scored_exactly():
     finish; ours must select the 7 exact matches (each pair scores 1, nothing else can)."""
     references = [f"S{i} | p{i} | O{i}" for i in range(7)]
     candidates = [f"X{i} | q{i} | Y{i}" for i in range(13)] + list(reversed(references))
-    stats = item_stats(references, candidates)
+    stats = entry_stats(references, candidates)
     assert stats.n_pairs == 20
     assert [stats.assignment[13 + i] for i in range(7)] == list(reversed(range(7)))
     assert aggregate([stats])["Total_scores"]["Exact"]["Correct"] == 21
@@ -353,8 +353,8 @@ def test_repeated_candidate_triple_does_not_explode():
     walks k! permutations. Against brute force at k = 8; k = 10 must simply finish."""
     references = [f"Ciudad_Ayala | p{i} | O{i}" for i in range(7)]
     candidates = ["Ciudad_Ayala | p3 | O3"] * 8
-    assert item_stats(references, candidates).assignment == brute_force(entry_scores(references, candidates))
-    stats = item_stats(references, candidates + candidates[:2])
+    assert entry_stats(references, candidates).assignment == brute_force(entry_scores(references, candidates))
+    stats = entry_stats(references, candidates + candidates[:2])
     assert sorted(stats.assignment) == list(range(10))
 
 
@@ -367,7 +367,7 @@ def test_aggregate_is_the_statistics_mean_over_selected_pairs():
         (["Trane | location | Swords,_Dublin"], ["Trane | location | Dublin"]),
         (["x | y | z"], []),
     ]
-    stats = [item_stats(r, c) for r, c in entries]
+    stats = [entry_stats(r, c) for r, c in entries]
     selected = []
     for (refs, cands), entry in zip(entries, stats):
         k = entry.n_pairs
@@ -388,8 +388,8 @@ def test_aggregate_is_the_statistics_mean_over_selected_pairs():
 def test_exact_match_is_a_macro_average_over_distinct_triple_strings():
     # classes: 'a | b | c' (tp 1, in 2 refs), 'x | y | z' (predicted once, never true), 'd | e | f' (tp 1)
     stats = [
-        item_stats(["A | b | c", "d | e | f"], ["a | b | c", "d | e | f", "d | e | f"]),
-        item_stats(["a | b | c"], ["x | y | z"]),
+        entry_stats(["A | b | c", "d | e | f"], ["a | b | c", "d | e | f", "d | e | f"]),
+        entry_stats(["a | b | c"], ["x | y | z"]),
     ]
     exact_match = aggregate(stats)["Exact_match"]
     precisions, recalls = [1.0, 1.0, 0.0], [0.5, 1.0, 0.0]
@@ -400,8 +400,8 @@ def test_exact_match_is_a_macro_average_over_distinct_triple_strings():
 
 
 def test_breakdown_is_aggregate_per_key():
-    stats = [item_stats(["a | b | c"], ["a | b | c"]), item_stats(["a | b | c"], ["x | y | z"]),
-             item_stats(["d | e | f", "g | h | i"], ["d | e | f"])]
+    stats = [entry_stats(["a | b | c"], ["a | b | c"]), entry_stats(["a | b | c"], ["x | y | z"]),
+             entry_stats(["d | e | f", "g | h | i"], ["d | e | f"])]
     by_size = breakdown(stats, [s.n_references for s in stats])
     assert list(by_size) == [1, 2]
     assert by_size[1] == aggregate(stats[:2]) and by_size[2] == aggregate(stats[2:])

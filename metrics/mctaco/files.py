@@ -1,5 +1,8 @@
 """MC-TACO's files -> checked rows and per-question statistics: the one read path (CLI, compare, loader, Space)."""
 
+import os
+from typing import Any
+
 from benchscore import data
 from benchscore.core.readers import at_line, iter_lines, iter_tsv, shown
 from benchscore.core.records import Note
@@ -9,10 +12,11 @@ FIELDS = ("sentence", "question", "answer", "label", "category")
 KEY_SOURCE = "sentence+question"  # the question key of rows read from the TSV (named in the signature)
 
 
-def read_references(path):
+def read_references(path: str | os.PathLike) -> Any:
     """The rows of an MC-TACO TSV (or `official:dev`/`official:test`) as dicts of strings, row i = line i + 1."""
     path = data.resolve("mctaco", path)
-    rows, categories = [], {}  # question key -> (category, line of its first row)
+    rows: list = []
+    categories: dict[str, tuple[str, int]] = {}  # question key -> (category, line of its first row)
     for number, row in iter_tsv(path, FIELDS, "an MC-TACO TSV line"):
         if row["label"] not in scoring.LABELS:
             raise at_line(path, number, f"label is {shown(row['label'])}; expected 'yes' or 'no'")
@@ -27,7 +31,7 @@ def read_references(path):
     return rows
 
 
-def read_predictions(path, warnings=None):
+def read_predictions(path: str | os.PathLike, warnings: list | None = None) -> Any:
     """One label per line ("yes"/"no" in any case, spaces ignored) as booleans; `warnings` (a list) gets a
     message when some labels are not exactly "yes" or "no"."""
     labels, inexact = [], []
@@ -48,7 +52,7 @@ def read_predictions(path, warnings=None):
     return labels
 
 
-def file_stats(gold_path, predictions_path, warnings=None):
+def file_stats(gold_path: str | os.PathLike, predictions_path: str | os.PathLike, warnings: list | None = None) -> Any:
     """Per-question statistics of a prediction file against a gold TSV (both read and checked here)."""
     rows = read_references(gold_path)
     predicted = read_predictions(predictions_path, warnings)
@@ -62,9 +66,9 @@ def file_stats(gold_path, predictions_path, warnings=None):
     return scoring.item_stats(predicted, gold, keys, [row["category"] for row in rows], check_input=False)
 
 
-def score_files(gold_path, predictions_path):
+def score_files(gold_path: str | os.PathLike, predictions_path: str | os.PathLike) -> dict:
     """The result dict of a prediction file against a gold TSV (with "warnings" when there are any)."""
-    warnings = []
+    warnings: list = []
     result = scoring.result(file_stats(gold_path, predictions_path, warnings), KEY_SOURCE)
     if warnings:
         result["warnings"] = warnings

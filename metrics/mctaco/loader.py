@@ -4,6 +4,8 @@
 from the official TSVs, plus `question_id`: one id per question, as the official evaluator groups them.
 """
 
+import os
+
 import datasets
 
 from benchscore.mctaco import files, scoring
@@ -14,9 +16,10 @@ FEATURES = datasets.Features({**{name: datasets.Value("string") for name in ("se
                               "question_id": datasets.Value("string")})
 
 
-def load_split(path, split="validation"):
+def load_split(path: str | os.PathLike, split: str | None = "validation") -> datasets.Dataset:
     """One TSV as a `datasets.Dataset` with the Hub dataset's features plus `question_id`."""
-    rows, question_ids = files.read_references(path), {}
+    rows = files.read_references(path)
+    question_ids: dict[str, str] = {}
     for row in rows:
         key = scoring.question_key(row["sentence"], row["question"])
         row["question_id"] = question_ids.setdefault(key, f"{split}-{len(question_ids):04d}")
@@ -25,7 +28,8 @@ def load_split(path, split="validation"):
     return datasets.Dataset.from_dict(columns, features=FEATURES, split=split)
 
 
-def load_mctaco(validation=None, test=None):
+def load_mctaco(validation: str | os.PathLike | None = None,
+                test: str | os.PathLike | None = None) -> datasets.DatasetDict:
     """The TSVs as a `datasets.DatasetDict` (`validation` = dev_3783.tsv, `test` = test_9442.tsv); with no
     path, both official splits from the data store (`official:dev`, `official:test`; see `benchscore data`)."""
     if validation is None and test is None:

@@ -113,14 +113,14 @@ def _category(value, index):
 # official labels, the loader's ClassLabel ids, booleans, None for a feature not given.
 LABEL_IDS = {(str, "yes"): True, (str, "no"): False, (int, 1): True, (int, 0): False, (bool, True): True,
              (bool, False): False}
-NOT_GIVEN = {(type(None), None): ""}
+NOT_GIVEN: dict[tuple[type, object], object] = {(type(None), None): ""}
 # feature -> (its common values as stored, the check(value, index) of any other value)
 COLUMNS = {
     "predictions": (LABEL_IDS, functools.partial(scoring.to_yes, field="prediction")),
     "references": (LABEL_IDS, functools.partial(scoring.to_yes, field="reference")),
     "question_id": (NOT_GIVEN, functools.partial(_text, field="question_id", numbers=True)),
     **{name: (NOT_GIVEN, functools.partial(_text, field=name)) for name in ("sentence", "question")},
-    "category": ({**NOT_GIVEN, **{(int, i): c for i, c in enumerate(scoring.CATEGORIES)}}, _category),
+    "category": (NOT_GIVEN | {(int, i): c for i, c in enumerate(scoring.CATEGORIES)}, _category),
 }
 
 

@@ -4,6 +4,7 @@ Zhou et al., EMNLP 2019. The unit is the *question*: the distinct string ``sente
 Unlike the official tool (exact strings), labels may be "yes"/"no" in any case, 1/0 or booleans.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import benchscore
@@ -94,14 +95,16 @@ def check_categories(question_keys, categories):
                                 f"same question {shown(key)}; expected one category per question")
 
 
-def item_stats(predictions, references, question_keys, categories=None, check_input=True):
+def item_stats(predictions: Sequence, references: Sequence, question_keys: Sequence, categories: Sequence | None = None,
+               check_input: bool = True) -> list:
     """`ItemStats` per question, in first-appearance order of `question_keys` (one per row, see `question_key`);
     `check_input=False` skips `check_inputs` for rows already checked (labels as booleans), as scikit-learn's."""
     if check_input:
         predictions, references = check_inputs(predictions, references, question_keys, categories)
     if categories is None:
         categories = [None] * len(question_keys)
-    counts = {}  # key -> [category, n_candidates, n_correct, tp, n_pred_yes, n_gold_yes]; dicts keep insertion order
+    # key -> [category, n_candidates, n_correct, tp, n_pred_yes, n_gold_yes]; dicts keep insertion order
+    counts: dict = {}
     for predicted, gold, key, category in zip(predictions, references, question_keys, categories):
         entry = counts.get(key)
         if entry is None:
@@ -114,7 +117,7 @@ def item_stats(predictions, references, question_keys, categories=None, check_in
     return [ItemStats(key, *entry) for key, entry in counts.items()]
 
 
-def aggregate(stats):
+def aggregate(stats: Sequence[ItemStats]) -> dict:
     """Corpus EM and F1 over per-question statistics (the official "Strict Acc." and "Avg F1")."""
     if not stats:
         raise ValueError("no questions to score; expected at least one candidate row")
@@ -135,7 +138,7 @@ def by_category(stats):
     return {category: groups[category] for category in (*CATEGORIES, *others) if category in groups}
 
 
-def per_category(stats):
+def per_category(stats: Sequence[ItemStats]) -> dict:
     """Extension (not in the official tool): `aggregate` within each category, in `CATEGORIES` order."""
     return {category: aggregate(questions) for category, questions in by_category(stats).items()}
 
@@ -145,7 +148,7 @@ def question_key(sentence, question):
     return sentence + " " + question
 
 
-def result(stats, key_source, **options):
+def result(stats: Sequence[ItemStats], key_source: str, **options: object) -> dict:
     """The result dict of `stats`: `aggregate`, the per-category extension (when categories are given), signature."""
     numbers = aggregate(stats)
     if stats[0].category is not None:
@@ -154,12 +157,13 @@ def result(stats, key_source, **options):
     return numbers
 
 
-def score(predictions, references, question_keys, categories=None, key_source="question_id"):
+def score(predictions: Sequence, references: Sequence, question_keys: Sequence, categories: Sequence | None = None,
+          key_source: str = "question_id") -> dict:
     """One call: EM and F1 (official), the per-category breakdown when categories are given, the signature."""
     return result(item_stats(predictions, references, question_keys, categories), key_source)
 
 
-def signature(key_source, **options):
+def signature(key_source: str, **options: object) -> Signature:
     """A sacrebleu-style `Signature` naming everything that fixes the numbers."""
     if key_source not in KEY_SOURCES:
         raise ValueError(f"key_source is {shown(key_source)}; expected one of {KEY_SOURCES}")

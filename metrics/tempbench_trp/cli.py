@@ -1,5 +1,6 @@
 """`benchscore tempbench` and `benchscore compare tempbench`, streamed through `files.py` (card: README.md)."""
 
+import argparse
 import json
 
 from benchscore import data
@@ -20,7 +21,7 @@ def _common_arguments(parser, *aliases):
     return extension
 
 
-def add_arguments(parser):
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     extension = _common_arguments(parser)
     parser.add_argument("--evidence", required=True, help='the run: one {"id", "evidence": [triples]} line per question')
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -30,7 +31,7 @@ def add_arguments(parser):
                            help="with --functional: keep only lines whose FIELD is true (e.g. S_dist)")
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     if args.functional_flag and not args.functional:
         raise ValueError("--functional-flag needs --functional FILE")
     functional_ids = files.read_functional_ids(args.functional, args.functional_flag) if args.functional else None
@@ -66,12 +67,12 @@ def _number(value):
     return str(value) if isinstance(value, int) else f"{value:.4f}"
 
 
-def add_compare_arguments(parser):
+def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
     _common_arguments(parser, "--gold")
     add_compare_options(parser, 'a run: one {"id", "evidence": [triples]} line per question', "--evidence")
 
 
-def run_compare(args):
+def run_compare(args: argparse.Namespace) -> int:
     # Resolved once for every system; the signature names a store's Hub revision, as in `run`.
     questions, split = data.resolve_split("tempbench", args.questions, args.split)
     stats = [files.file_stats(questions, path, args.space, split, args.top_k, args.dedup) for path in args.predictions]

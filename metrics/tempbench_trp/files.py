@@ -5,6 +5,8 @@ lines met ahead of their question are held, so memory stays flat when the run fo
 """
 
 import json
+import os
+from typing import Any
 
 from benchscore import data
 from benchscore.core.readers import at_line, iter_jsonl
@@ -83,7 +85,7 @@ def iter_questions(path, split=None):
         raise at_line(path, 1, f"no question has split {split!r} (splits found: {found:.200}); expected at least one")
 
 
-def read_references(path, split=None):
+def read_references(path: str | os.PathLike, split: str | None = None) -> Any:
     """The checked question records of `path` (those of `split`, if given), in file order."""
     return [record for _, record in iter_questions(path, split)]
 
@@ -110,7 +112,7 @@ def _functional_id(path, number, record, flag):
     return record["id"] if flag is None or record[flag] else None
 
 
-def read_predictions(path):
+def read_predictions(path: str | os.PathLike) -> Any:
     """{question id: evidence list} of a run file (in memory; `file_stats` streams instead)."""
     return {qid: evidence for qid, (_, evidence) in _Evidence(path).read().items()}
 
@@ -219,18 +221,20 @@ def _missing(questions_path, number, question_id, evidence):
                                            "expected one per question")
 
 
-def file_stats(questions_path, evidence_path, space="label", split=None, top_k=None, dedup=False,
-               functional_ids=None):
+def file_stats(questions_path: str | os.PathLike, evidence_path: str | os.PathLike, space: str = "label",
+               split: str | None = None, top_k: int | None = None, dedup: bool = False,
+               functional_ids: Any = None) -> Any:
     """Every selected question's `ItemStats`, in questions-file order (for resampling and `compare`)."""
     return list(iter_file_stats(questions_path, evidence_path, space, split, top_k, dedup, functional_ids, {}))
 
 
-def score_files(questions_path, evidence_path, space="label", split=None, top_k=None, dedup=False,
-                functional_ids=None, by=scoring.SLICES):
+def score_files(questions_path: str | os.PathLike, evidence_path: str | os.PathLike, space: str = "label",
+                split: str | None = None, top_k: int | None = None, dedup: bool = False, functional_ids: Any = None,
+                by: Any = scoring.SLICES) -> dict:
     """The result dict of a run file (streamed, flat memory), with `n_evidence_unused` and the signature."""
     # Resolved once (a store file is checksummed on each resolve); a Hub copy's revision joins the signature.
     questions_path, split = data.resolve_split("tempbench", questions_path, split)
-    counts = {}
+    counts: dict = {}
     stream = iter_file_stats(questions_path, evidence_path, space, split, top_k, dedup, functional_ids, counts)
     result = scoring.summarize(stream, by, space=space, top_k=top_k, dedup=dedup, functional_ids=functional_ids)
     sig = result.pop("signature").plus(data.signature_fields(questions_path))

@@ -3,6 +3,9 @@
 Explicit features for every documented field; unknown fields are kept in the JSON text column `extra`.
 """
 
+import os
+from collections.abc import Sequence
+
 import datasets
 
 from benchscore.tempbench_trp import files
@@ -17,12 +20,12 @@ FEATURES = datasets.Features({
 })
 
 
-def load_tempbench(path, split=None):
+def load_tempbench(path: str | os.PathLike, split: str | None = None) -> datasets.Dataset:
     """A `datasets.Dataset` of the questions in `path` (all, or those whose `split` equals `split`)."""
     return datasets.Dataset.from_list(files.read_references(path, split), features=FEATURES)
 
 
-def metric_inputs(questions):
+def metric_inputs(questions: Sequence) -> dict:
     """The evaluate module's inputs but `predictions` from a Dataset or records (None for absent optional columns)."""
     columns = ("S_star", "t_query", "complexity", "operator_type", "id")
     rows = questions.to_list() if isinstance(questions, datasets.Dataset) else questions

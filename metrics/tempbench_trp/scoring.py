@@ -15,6 +15,8 @@ import itertools
 import math
 import operator
 import typing
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import benchscore
 from benchscore.core.checks import is_int
@@ -214,7 +216,8 @@ def wrong_space(question, j, triple):
                       f"but space={question.space!r}; score this run with space={other!r}")
 
 
-def item_stats(questions, evidences, space="label", top_k=None, dedup=False):
+def item_stats(questions: Sequence, evidences: Sequence, space: str = "label", top_k: int | None = None,
+               dedup: bool = False) -> list:
     """One `ItemStats` per question; `evidences[i]` is what was retrieved for `questions[i]`, in rank order."""
     check_options(space, top_k, dedup)
     return list(_iter_stats(questions, evidences, space, top_k, dedup))
@@ -308,13 +311,14 @@ def _add_to_cell(cell, items):
     cell[3] += sum(s.ccr for s in items)
 
 
-def aggregate(stats, by=SLICES):
+def aggregate(stats: Sequence[ItemStats], by: Any = SLICES) -> dict:
     """Corpus numbers and slice cells from `ItemStats` alone (a resample: `aggregate([stats[i] for i in sample])`)."""
     return Aggregator(by).add_rows(stats).result()
 
 
 # Whole runs: options, signature, and both steps in one call
-def signature(space="label", top_k=None, dedup=False, functional_ids=None):
+def signature(space: str = "label", top_k: int | None = None, dedup: bool = False,
+              functional_ids: Any = None) -> Signature:
     """`tempbench_trp|version:..|benchscore:..|space:..|top_k:..|dedup:..|subset:..`: every option that changes a number."""
     check_options(space, top_k, dedup)
     subset = "all"
@@ -351,16 +355,17 @@ def subset_filter(functional_ids):
     return keep
 
 
-def score(questions, evidences, space="label", top_k=None, dedup=False, functional_ids=None, by=SLICES):
+def score(questions: Sequence, evidences: Sequence, space: str = "label", top_k: int | None = None, dedup: bool = False,
+          functional_ids: Any = None, by: Any = SLICES) -> dict:
     """The fast path (no `evaluate`): the result dict of any iterables, streamed in chunks."""
     stream = _iter_stats(questions, evidences, space, top_k, dedup, subset_filter(functional_ids))
     return summarize(stream, by, space=space, top_k=top_k, dedup=dedup, functional_ids=functional_ids)
 
 
-def summarize(stats, by=SLICES, **options):
+def summarize(stats: Iterable[ItemStats], by: Any = SLICES, **options: Any) -> dict:
     """The result dict of `ItemStats` (what `score` returns for them), aggregated in chunks (flat memory)."""
-    sig, totals, stats = signature(**options), Aggregator(by), iter(stats)  # options checked before any scoring
-    for chunk in iter(lambda: list(itertools.islice(stats, _CHUNK)), []):
+    sig, totals, items = signature(**options), Aggregator(by), iter(stats)  # options checked before any scoring
+    for chunk in iter(lambda: list(itertools.islice(items, _CHUNK)), []):
         totals.add_rows(chunk)
     result, warnings = totals.result(), totals.warnings()
     return dict(result, warnings=warnings, signature=sig) if warnings else dict(result, signature=sig)

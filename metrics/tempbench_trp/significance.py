@@ -5,23 +5,26 @@ reference's TRP 0.0 where nothing was retrieved kept in every resample), slices 
 slice; point estimates are always `scoring.aggregate`'s numbers.
 """
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from benchscore.core import resampling
 from benchscore.core.records import extended
 from benchscore.core.resampling import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
+from benchscore.tempbench_trp import scoring
 from benchscore.tempbench_trp.scoring import SLICES, aggregate
 
 HEADLINE = ("TRP_macro", "TRP_micro", "CCR", "coverage")
 
 
-def item_values(stats):
+def item_values(stats: Sequence[scoring.ItemStats]) -> np.ndarray:
     """One row (retrieved, TRP if retrieved else 0, hits, n_ret, CCR, 1) per question."""
     rows = [(s.n_ret > 0, s.trp if s.n_ret > 0 else 0.0, s.hits, s.n_ret, s.ccr, 1.0) for s in stats]
     return resampling.as_values(rows, 6)
 
 
-def statistic(sums):
+def statistic(sums: np.ndarray) -> dict:
     """The headline numbers from column sums of `item_values` (one row of sums per sample)."""
     retrieved, trp_sum, hits, n_ret, ccr, n = sums.T
     return {
@@ -43,7 +46,8 @@ def _estimates(stats):
     return {name: result[name] for name in HEADLINE}
 
 
-def confidence_intervals(stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
+def confidence_intervals(stats: Sequence[scoring.ItemStats], n_resamples: int = DEFAULT_RESAMPLES,
+                         seed: int = DEFAULT_SEED, level: float = DEFAULT_LEVEL) -> dict:
     """Percentile bootstrap over questions: {name: {"estimate", "low", "high"}}, estimate = `aggregate`'s."""
     return resampling.intervals(item_values(stats), statistic, _estimates(stats), n_resamples, seed, level)
 
@@ -62,7 +66,8 @@ def slice_intervals(stats, by=SLICES, n_resamples=DEFAULT_RESAMPLES, seed=DEFAUL
     return out
 
 
-def paired_test(stats_a, stats_b, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
+def paired_test(stats_a: Sequence[scoring.ItemStats], stats_b: Sequence[scoring.ItemStats],
+                n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED, level: float = DEFAULT_LEVEL) -> dict:
     """Paired bootstrap and approximate randomization of run B against run A over the same questions:
     {name: {"a", "b", "difference" (b - a), "low", "high", "p_bootstrap", "p_randomization"}}."""
     resampling.check_options(n_resamples, seed, level)
@@ -72,7 +77,8 @@ def paired_test(stats_a, stats_b, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SE
                              _estimates(stats_b), n_resamples, seed, level)
 
 
-def add_confidence(result, stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL):
+def add_confidence(result: dict, stats: Sequence[scoring.ItemStats], n_resamples: int = DEFAULT_RESAMPLES,
+                   seed: int = DEFAULT_SEED, level: float = DEFAULT_LEVEL) -> dict:
     """Adds "extension_confidence_intervals" {name: {"low", "high"}} to a result dict of `stats`,
     "confidence_intervals" {"TRP", "CCR"} to each slice cell, and the options to its signature."""
     options = (n_resamples, seed, level)

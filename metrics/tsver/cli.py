@@ -14,7 +14,7 @@ RULE = "=" * 80
 METRIC_WIDTH = 27  # the official table's first column (sized for its "Justifications METEOR Score" row)
 
 
-def add_arguments(parser):
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--gold", required=True, help="tsver_test.jsonl or tsver_dev.jsonl")
     parser.add_argument("--predictions", required=True, help="prediction JSONL in the official format")
     judge = parser.add_mutually_exclusive_group()
@@ -239,7 +239,7 @@ def plan_lines(plan):
             f"dry run: judge {plan['signature_judge']}; nothing was sent"]
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     """Prints the official table (or JSON); warnings go to stderr."""
     judge = _judge(args)
     if args.dry_run:
@@ -256,7 +256,7 @@ def run(args):
     return 0
 
 
-def add_compare_arguments(parser):
+def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--gold", required=True, help="tsver_test.jsonl or tsver_dev.jsonl")
     add_compare_options(parser, "prediction JSONL in the official format")
     parser.add_argument("--ev2r", action="append", metavar="JSONL",
@@ -279,7 +279,7 @@ def _compared(args):
     return (args.predictions * 2 if agreement else args.predictions), records, agreement
 
 
-def run_compare(args):
+def run_compare(args: argparse.Namespace) -> int:
     predictions, records, agreement = _compared(args)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -5,6 +5,8 @@ import dataclasses
 import json
 import os
 import warnings
+from collections.abc import Sequence
+from typing import Any
 
 from benchscore import data
 from benchscore.core.readers import check_output, read_jsonl, shown
@@ -13,7 +15,7 @@ from benchscore.tsver import ev2r, scoring
 from benchscore.tsver.scoring import TSVerWarning
 
 
-def read_references(path):
+def read_references(path: str | os.PathLike) -> Any:
     """The checked gold claims of tsver_{test,dev}.jsonl (or `official:test`/`official:dev`, the store's copy)."""
     path = data.resolve("tsver", path)
     return [scoring.check_gold(record, f"{path}:{number}")
@@ -38,14 +40,16 @@ def _prediction(record, where):
     return {"verdict": record["Verdict"], "explanation": explanation, "ranges": ranges}
 
 
-def read_predictions(path, gold_claims):
+def read_predictions(path: str | os.PathLike, gold_claims: Sequence[str]) -> Any:
     """Prediction lines aligned to `gold_claims` by exact claim text (official alignment): per gold claim
     None (no line) or {"verdict", "explanation", "ranges", "line"}. A later line for a claim wins and
     lines for other claims are ignored (official; warned). An empty file is refused."""
-    index = {}
+    index: dict[str, list[int]] = {}
     for i, claim in enumerate(gold_claims):
         index.setdefault(claim, []).append(i)
-    aligned, unknown, replaced = [None] * len(gold_claims), [], set()
+    aligned: list[dict | None] = [None] * len(gold_claims)
+    unknown: list[str] = []
+    replaced: set[int] = set()
     for number, record in read_jsonl(path, "a prediction", empty="prediction"):
         prediction = {**_prediction(record, f"{path}:{number}"), "line": number}
         if record["Claim"] not in index:
@@ -64,8 +68,9 @@ def read_predictions(path, gold_claims):
     return aligned
 
 
-def score(gold, predictions, judge=None, strict=False, ev2r_aggregation="tsver", per_claim=False, source=None,
-          judged=None):
+def score(gold: Sequence, predictions: Sequence, judge: Any = None, strict: bool = False,
+          ev2r_aggregation: str = "tsver", per_claim: bool = False, source: str | None = None,
+          judged: list | None = None) -> dict:
     """`scoring.score` with an Ev²R judge run on the claims it reads (the one place that runs a judge):
     None, a path of recorded judge outputs (read once: its claims' records, and every line for the
     official sum, see `scoring.file_ev2r`), or anything `ev2r.as_judge` takes. `judged`, a list,
@@ -132,8 +137,9 @@ def plan(gold_path, predictions_path, judge, write_ev2r=None):
             "warnings": scoring.caught_notes(caught)}
 
 
-def score_files(gold_path, predictions_path, judge=None, strict=False, ev2r_aggregation="tsver", report=None,
-                write_ev2r=None):
+def score_files(gold_path: str | os.PathLike, predictions_path: str | os.PathLike, judge: Any = None,
+                strict: bool = False, ev2r_aggregation: str = "tsver", report: str | os.PathLike | None = None,
+                write_ev2r: str | os.PathLike | None = None) -> dict:
     """The result dict of a prediction file against a gold file, read warnings included, as the CLI
     prints it. With `report` (a path), also writes `scoring.official_report` there as JSON. With
     `write_ev2r` (a path), the judge's records go there in the official format, and claims already
@@ -145,7 +151,7 @@ def score_files(gold_path, predictions_path, judge=None, strict=False, ev2r_aggr
         gold, predictions, existing = _read(gold_file, predictions_path, write_ev2r)
         if write_ev2r is not None:
             judge = ev2r.ResumingJudge(ev2r.as_judge(judge), existing)
-        judged = []
+        judged: list = []
         result = score(gold, predictions, judge, strict, ev2r_aggregation, report is not None, str(predictions_path),
                        judged)
     if write_ev2r is not None:
@@ -166,18 +172,20 @@ def _write_report(report, gold_path, predictions_path, gold, stats, signature, s
                    **scoring.official_report(gold, stats, strict)}, f, ensure_ascii=False, indent=1)
 
 
-def file_stats(gold_path, predictions_path, ev2r_path=None):
+def file_stats(gold_path: str | os.PathLike, predictions_path: str | os.PathLike,
+               ev2r_path: str | os.PathLike | None = None) -> Any:
     """The per-claim statistics of a prediction file (and recorded Ev²R) against gold (see `scored_claims`)."""
     return scored_claims(gold_path, predictions_path, ev2r_path)[0]
 
 
-def scored_claims(gold_path, predictions_path, ev2r_path=None):
+def scored_claims(gold_path: str | os.PathLike, predictions_path: str | os.PathLike,
+                  ev2r_path: str | os.PathLike | None = None) -> tuple:
     """(per-claim statistics, judge signature) of a prediction file (and recorded Ev²R) against gold,
     for `compare`. Where the Ev²R file holds more records than judged claims, the official Ev²R sums
     them all, a number no resample of the claims can carry: Ev²R is then left out (warning)."""
     gold = read_references(gold_path)
     predictions = read_predictions(predictions_path, [g["Claim"] for g in gold])
-    judged = []  # the judge's run, whose signature names the judge (never parsed back out of the result's)
+    judged: list = []  # the judge's run, whose signature names the judge (never parsed back out of the result's)
     result = score(gold, predictions, ev2r_path, per_claim=True, judged=judged)
     stats, name = result["per_claim"], judged[0].signature if judged else "none"
     if "n_ev2r_records" in result:

@@ -38,7 +38,7 @@ from benchscore.tsver.scoring import RATE_LIMITED, ev2r_counts
 try:
     import httpx
 except ImportError:  # the "judge" extra; only OpenAIJudge needs it
-    httpx = None
+    httpx = None  # type: ignore[assignment]
 
 logger = logging.getLogger(__name__)
 

@@ -5,6 +5,8 @@ Series ids vary per claim, so `TimeSeries` (series id -> ranges) becomes a list 
 import csv
 import math
 import os
+from collections.abc import Sequence
+from typing import Any
 
 import datasets
 
@@ -41,21 +43,21 @@ def prediction(aligned):
             "time_series": series_rows(aligned["ranges"])}
 
 
-def gold_dataset(path):
+def gold_dataset(path: str | os.PathLike) -> datasets.Dataset:
     """tsver_{test,dev}.jsonl -> Dataset with FEATURES (validated by `files.read_references`)."""
     rows = [{"claim": r["Claim"], "claimant": r.get("Claimant"), "date": r.get("Date"), "publisher": r.get("Publisher"),
              "url": r.get("URL"), **reference(r)} for r in read_references(path)]
     return datasets.Dataset.from_list(rows, features=FEATURES)
 
 
-def load_tsver(data_dir, splits=("test", "dev")):
+def load_tsver(data_dir: str | os.PathLike, splits: Sequence[str] = ("test", "dev")) -> datasets.DatasetDict:
     """The gold splits of a TSVer data folder (holding tsver_<split>.jsonl) as a DatasetDict;
     `official:` is the data store's folder."""
     data_dir = data.resolve("tsver", data_dir)
     return datasets.DatasetDict({s: gold_dataset(os.path.join(data_dir, f"tsver_{s}.jsonl")) for s in splits})
 
 
-def predictions_dataset(predictions_path, gold_path):
+def predictions_dataset(predictions_path: str | os.PathLike, gold_path: str | os.PathLike) -> datasets.Dataset:
     """A prediction JSONL aligned to the gold file (official alignment) as a Dataset of `predictions`."""
     claims = [r["Claim"] for r in read_references(gold_path)]
     return datasets.Dataset.from_list([prediction(p) for p in read_predictions(predictions_path, claims)],
@@ -110,7 +112,7 @@ def _header(path, rows):
     return header
 
 
-def load_time_series(data_dir, series_id):
+def load_time_series(data_dir: str | os.PathLike, series_id: str) -> Any:
     """time_series/csv/<series_id>.csv as a Dataset: "Date" (int year) and one float column per country
     (None where empty), for systems. `data_dir` may be `official:time_series`, the store's folder with
     the CSVs (`benchscore data fetch tsver --with-time-series`)."""

@@ -252,7 +252,7 @@ def _check_fields(path: str, line: int, template: str) -> None:
                                   f"{_FIELDS_TEXT}")
 
 
-def _check_field(path: str, line: int, field: str, spec: str, conversion: str | None) -> None:
+def _check_field(path: str, line: int, field: str, spec: str | None, conversion: str | None) -> None:
     if field not in TEMPLATE_FIELDS:
         raise at_line(path, line, f"found the field {shown('{' + field + '}')} in {TEMPLATE_NAME}; expected only "
                                   f"{_FIELDS_TEXT}")

@@ -10,7 +10,8 @@ import dataclasses
 import math
 import warnings
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import benchscore
 from benchscore.core.checks import is_int
@@ -311,7 +312,7 @@ def defaulted_keys(record):
     return tuple(key for key in EV2R_KEYS if key not in record) if isinstance(record, Mapping) else ()
 
 
-def item_stats(gold, predictions, ev2r=None):
+def item_stats(gold: Sequence, predictions: Sequence, ev2r: Any = None) -> list:
     """One ItemStats per official gold record and its aligned prediction (or None); `ev2r`: None, or
     per claim None / the judge's counts / its failure message (str)."""
     if len(predictions) != len(gold):
@@ -402,10 +403,11 @@ def _over_supported(counts):
 
 # What the official rules do silently to some claims and changes a number: said once per kind.
 VERDICT_WARNINGS = (
-    ("unmatched_verdicts", lambda s: s.status == UNMATCHED, "{n} predicted verdict(s) match no label (claims {claims}); as the official "
-                                      "scorer, they are left out of the verdict scores"),
-    ("empty_verdicts", lambda s: s.status == OK and not s.verdict.strip(), "{n} predicted verdict(s) are empty (claims {claims}); as "
-                                                         "the official matcher, they count as 'Supported'"),
+    ("unmatched_verdicts", lambda s: s.status == UNMATCHED,
+     "{n} predicted verdict(s) match no label (claims {claims}); as the official scorer, they are left out of the "
+     "verdict scores"),
+    ("empty_verdicts", lambda s: s.status == OK and not s.verdict.strip(),
+     "{n} predicted verdict(s) are empty (claims {claims}); as the official matcher, they count as 'Supported'"),
 )
 INVERTED_WARNINGS = (("inverted_ranges", lambda s: s.inverted_ranges,
                       "{n} claim(s) have a predicted range with from > to (claims {claims}); as the official scorer, "
@@ -460,7 +462,7 @@ def counted_in(s, strict=False):
     return strict or s.status in (OK, ERROR), strict or s.status != MISSING
 
 
-def aggregate(stats, strict=False, ev2r_aggregation="tsver"):
+def aggregate(stats: Sequence[ItemStats], strict: bool = False, ev2r_aggregation: str = "tsver") -> dict:
     """Corpus numbers from per-claim `ItemStats`, as fractions (the official table prints x100), with
     the official denominators (the card's table) or, with `strict`, every claim; `warnings`: what the
     official rules did silently that changes a number."""
@@ -522,7 +524,7 @@ def percent(x):
     return "n/a" if x is None else f"{100 * x:.2f}"
 
 
-def signature(strict=False, ev2r_aggregation="tsver", judge="none"):
+def signature(strict: bool = False, ev2r_aggregation: str = "tsver", judge: Any = "none") -> Signature:
     """`tsver|version:...|benchscore:...|strict:...|ev2r:...|judge:...`: what makes two numbers comparable."""
     return Signature("tsver", version=VERSION, benchscore=benchscore.__version__, strict="yes" if strict else "no",
                      ev2r=ev2r_aggregation, judge=judge)
@@ -539,8 +541,9 @@ def duplicate_claims_warning(claims):
                  "official scorer, each copy is counted")] if repeated else []
 
 
-def score(gold, predictions, ev2r=None, strict=False, ev2r_aggregation="tsver", judge="none", per_claim=False,
-          source=None):
+def score(gold: Sequence, predictions: Sequence, ev2r: Any = None, strict: bool = False,
+          ev2r_aggregation: str = "tsver", judge: Any = "none", per_claim: bool = False,
+          source: str | None = None) -> dict:
     """`aggregate(item_stats(...))` with its signature and warnings (e.g. a gold claim given twice); with
     `per_claim`, also the statistics; `source` (a file name) starts the warnings about predicted verdicts."""
     check_flag(per_claim, "per_claim")

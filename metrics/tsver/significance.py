@@ -9,12 +9,14 @@ and p-values come from resampling (`benchscore.core.resampling`).
 import functools
 import statistics
 from collections import Counter
+from collections.abc import Sequence
 
 import numpy as np
 
 from benchscore.core import resampling
 from benchscore.core.records import extended
 from benchscore.core.resampling import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
+from benchscore.tsver import scoring
 from benchscore.tsver.scoring import EV2R_KEYS, LABELS, aggregate, check_aggregation, counted_in, ev2r_aggregate
 
 HEADLINE = ("tscs", "verdict_macro_f1", "verdict_accuracy")  # the official table's order
@@ -51,7 +53,8 @@ def _row(s, strict, ev2r_aggregation):
             + _ev2r_columns(s.ev2r, ev2r_aggregation))
 
 
-def item_values(stats, strict=False, ev2r_aggregation="tsver"):
+def item_values(stats: Sequence[scoring.ItemStats], strict: bool = False,
+                ev2r_aggregation: str = "tsver") -> np.ndarray:
     """One row per claim of `ItemStats` (see the column constants)."""
     check_aggregation(ev2r_aggregation)
     return resampling.as_values([_row(s, strict, ev2r_aggregation) for s in stats], N_COLUMNS)
@@ -67,7 +70,7 @@ def _ev2r_f1(sums, ev2r_aggregation):
     return np.round(f1, 4)  # official: rounded to 4 places
 
 
-def statistic(sums, ev2r_aggregation="tsver", with_ev2r=False):
+def statistic(sums: np.ndarray, ev2r_aggregation: str = "tsver", with_ev2r: bool = False) -> dict:
     """The headline numbers from column sums of `item_values` (one row of sums per sample): accuracy =
     correct / counted; macro-F1 = the mean over LABELS of 2tp / (2tp + fp + fn) (0 when tp = 0); TSCS
     = sum / in_tscs; Ev2R F1 = "tsver": F1 of sp/cp and sp/cr rounded to 4 places, "paper": mean F1."""
@@ -98,16 +101,18 @@ def _resampled(stats, names, strict, ev2r_aggregation):
     return item_values(stats, strict, ev2r_aggregation), numbers, {name: result[name] for name in names}
 
 
-def confidence_intervals(stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL,
-                         strict=False, ev2r_aggregation="tsver"):
+def confidence_intervals(stats: Sequence[scoring.ItemStats], n_resamples: int = DEFAULT_RESAMPLES,
+                         seed: int = DEFAULT_SEED, level: float = DEFAULT_LEVEL, strict: bool = False,
+                         ev2r_aggregation: str = "tsver") -> dict:
     """Percentile bootstrap over claims: {name: {"estimate", "low", "high"}} per headline number, the
     estimate being `aggregate`'s; for a slice, pass that slice's stats."""
     return resampling.intervals(*_resampled(stats, _headline(stats), strict, ev2r_aggregation), n_resamples, seed,
                                 level)
 
 
-def paired_test(stats_a, stats_b, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL,
-                strict=False, ev2r_aggregation="tsver"):
+def paired_test(stats_a: Sequence[scoring.ItemStats], stats_b: Sequence[scoring.ItemStats],
+                n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED, level: float = DEFAULT_LEVEL,
+                strict: bool = False, ev2r_aggregation: str = "tsver") -> dict:
     """Paired bootstrap and approximate randomization of B against A over the same claims: {name: {"a",
     "b", "difference" (b - a), "low", "high", "p_bootstrap", "p_randomization"}}; Ev2R only if both were judged."""
     resampling.check_same_items(stats_a, stats_b, "gold verdict", lambda claim: claim.gold, "claim", "claims", "gold")
@@ -117,8 +122,9 @@ def paired_test(stats_a, stats_b, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SE
     return resampling.paired(values_a, values_b, numbers, estimates_a, estimates_b, n_resamples, seed, level)
 
 
-def add_confidence(result, stats, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=DEFAULT_LEVEL,
-                   strict=False, ev2r_aggregation="tsver"):
+def add_confidence(result: dict, stats: Sequence[scoring.ItemStats], n_resamples: int = DEFAULT_RESAMPLES,
+                   seed: int = DEFAULT_SEED, level: float = DEFAULT_LEVEL, strict: bool = False,
+                   ev2r_aggregation: str = "tsver") -> dict:
     """Adds "extension_confidence_intervals" {name: {"low", "high"}} to a result of `stats` and names them
     in its signature; no Ev2R interval where the Ev2R sums a whole recorded file (`scoring.file_ev2r`)."""
     options = (n_resamples, seed, level)

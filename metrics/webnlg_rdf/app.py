@@ -53,9 +53,7 @@ def score_table(table, by=()):
     options, passed to every tab, apply to files only: the table has no categories)."""
     labels, references, candidates = _table_entries(space.table_rows(table, TABLE_HEADERS, required=TABLE_HEADERS))
     space.table_scored(scoring.check_cost, labels, references, candidates)
-    result = space.table_scored(scoring.score, labels, references, candidates)
-    result["signature"] = scoring.signature()
-    return show(result, {})
+    return show(space.table_scored(scoring.score, labels, references, candidates), {})
 
 
 def _official_rows(result):

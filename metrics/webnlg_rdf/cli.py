@@ -3,6 +3,7 @@
 its signature and breakdowns), and `benchscore compare webnlg`. Both read through `files.py`.
 """
 
+import argparse
 import json
 
 from benchscore.core import compare
@@ -15,7 +16,7 @@ REFERENCE_HELP = "reference XML (<entry> with <modifiedtripleset>/<mtriple>)"
 CANDIDATE_HELP = "candidate XML (<entry> with <generatedtripleset>/<gtriple>)"
 
 
-def add_arguments(parser):
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("reference", help=REFERENCE_HELP)
     parser.add_argument("candidate", help=CANDIDATE_HELP)
     parser.add_argument("output", nargs="?", help="write the official JSON structure here (one line, as the official script)")
@@ -47,7 +48,7 @@ def format_table(result, by=()):
     return "\n".join(lines)
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     check_output(args.output, args.reference, args.candidate)
     result = files.score_files(args.reference, args.candidate, by=args.by, progress=not args.no_progress)
     compare.warn("webnlg", result.get("warnings", ()))
@@ -64,13 +65,13 @@ def run(args):
 
 
 # ------------------------------------------------------------------ `benchscore compare webnlg`
-def add_compare_arguments(parser):
+def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--gold", "--reference", dest="gold", required=True, help=REFERENCE_HELP)
     compare.add_compare_options(parser, CANDIDATE_HELP, "--candidate")
 
 
-def run_compare(args):
-    warnings = []
+def run_compare(args: argparse.Namespace) -> int:
+    warnings: list = []
     stats = [files.file_stats(args.gold, path, warnings) for path in args.predictions]
     compare.warn("compare", warnings)
     return compare.report_comparison(args, stats, significance.confidence_intervals, significance.paired_test,

@@ -16,13 +16,14 @@ import sys
 import time
 import xml.etree.ElementTree as ET
 from functools import partial
+from typing import Any
 from xml.parsers import expat
 
 from benchscore import data
 from benchscore.core.readers import at_line, iter_lines
 from benchscore.core.records import Note
 from benchscore.webnlg_rdf import scoring
-from benchscore.webnlg_rdf.scoring import EntryError, capped, item_stats
+from benchscore.webnlg_rdf.scoring import EntryError, capped, entry_stats
 
 MAX_XML_BYTES = 16 << 20  # one XML file: 16 MiB (the 2020 English references are 2 MB)
 
@@ -117,13 +118,13 @@ def _read(path, tripleset, triple, expected):
 MAX_SIZE = 2**31 - 1  # an entry's size attribute (a number of triples): what the loader's int32 holds
 
 
-def read_references(path):
+def read_references(path: str | os.PathLike) -> Any:
     """Per `<entry>` in file order: {"eid", "triples", "line", "triple_lines", "category", "size",
     "lexicalisations"}: the `<mtriple>` texts of the first `<modifiedtripleset>`, their lines (from 1),
     the `size` attribute (the number of triples when absent) and the `<lex>` texts. `path` may be
     `official:en` (en_seen, en_unseen_entities, en_unseen_categories, ru): the data store's copy."""
     path = data.resolve("webnlg", path)
-    rows = []
+    rows: list = []
     for row, entry, lines in _read(path, "modifiedtripleset", "mtriple", "the reference triples"):
         size = entry.get("size", str(len(row["triples"])))
         try:
@@ -138,7 +139,7 @@ def read_references(path):
     return rows
 
 
-def read_predictions(path):
+def read_predictions(path: str | os.PathLike) -> Any:
     """Per `<entry>` in file order: {"eid" (None when absent), "triples", "line", "triple_lines"}: the
     `<gtriple>` texts of the first `<generatedtripleset>` and their lines."""
     expected = "one (empty, <generatedtripleset/>, for no triple)"
@@ -202,18 +203,20 @@ def _check_time(deadline, time_limit, index, total, path, candidate):
                                                "command line `benchscore webnlg` has no time limit)")
 
 
-def file_stats(reference_path, candidate_path, warnings=None):
+def file_stats(reference_path: str | os.PathLike, candidate_path: str | os.PathLike,
+               warnings: list | None = None) -> Any:
     """The per-entry `ItemStats` of a candidate file against a reference file (for `compare`; warnings
     as in `scored_entries`)."""
     return scored_entries(reference_path, candidate_path, warnings)[2]
 
 
-def scored_entries(reference_path, candidate_path, warnings=None, progress=None, time_limit=None):
+def scored_entries(reference_path: str | os.PathLike, candidate_path: str | os.PathLike, warnings: list | None = None,
+                   progress: Any = None, time_limit: float | None = None) -> tuple:
     """(references, candidates, per-entry `ItemStats`) of a candidate file against a reference file.
     Warnings (eids, official quirks met; at most `scoring.capped`'s number) are appended to
     `warnings` (a list) when given; `progress(iterable, total)` may wrap the entry loop;
     `time_limit` (seconds, e.g. a Space's) stops a file whose entries together take longer."""
-    found = []
+    found: list = []
     references, candidates = read_pair(reference_path, candidate_path, found)
     check_cost(reference_path, candidate_path, references, candidates)
     pairs = enumerate(zip(references, candidates))
@@ -222,7 +225,7 @@ def scored_entries(reference_path, candidate_path, warnings=None, progress=None,
     for index, (reference, candidate) in progress(pairs, len(references)) if progress else pairs:
         _check_time(deadline, time_limit, index, len(references), candidate_path, candidate)
         try:
-            stats.append(item_stats(reference["triples"], candidate["triples"]))
+            stats.append(entry_stats(reference["triples"], candidate["triples"]))
         except EntryError as err:
             raise _located(reference_path, candidate_path, references, candidates, index, err) from None
         for side, triple, message in stats[-1].warnings:  # each at the line of its triple
@@ -246,10 +249,11 @@ def _progress_bar(iterable, total):
                 disable=True if total < PROGRESS_MIN_ENTRIES else None)
 
 
-def score_files(reference_path, candidate_path, by=(), progress=False, time_limit=None):
+def score_files(reference_path: str | os.PathLike, candidate_path: str | os.PathLike, by: Any = (),
+                progress: Any = False, time_limit: float | None = None) -> dict:
     """The result dict: official structure, then `extension_per_<key>` for each key in `by`, the
     warnings (if any) and the signature. `time_limit`: see `scored_entries`."""
-    warnings = []
+    warnings: list = []
     references, _, stats = scored_entries(reference_path, candidate_path, warnings, _progress_bar if progress else None,
                                             time_limit)
     result = scoring.aggregate(stats)

@@ -1,6 +1,10 @@
 """WebNLG XML -> a `datasets.Dataset` with explicit `Features`, read through `files.py` (the same
 parsing, pairing and `FILE:LINE:` errors as the CLI and the Space); usage: the card's "Files and loader"."""
 
+import os
+
+import datasets
+
 from benchscore.webnlg_rdf import files
 
 
@@ -22,7 +26,7 @@ def dataset_features(with_predictions=True):
     return datasets.Features(features)
 
 
-def load_dataset(references_path, candidates_path=None):
+def load_dataset(references_path: str | os.PathLike, candidates_path: str | os.PathLike | None = None) -> datasets.Dataset:
     """One row per reference entry: eid, category, size, references, lexicalisations, and predictions
     (the candidate triples of the entry at the same position) when `candidates_path` is given."""
     from datasets import Dataset

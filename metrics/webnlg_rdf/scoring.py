@@ -16,6 +16,7 @@ import math
 import re
 import string
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NamedTuple
@@ -49,7 +50,7 @@ COST_PAIR = 250  # per distinct (reference, candidate) pair scored, plus one per
 COST_STATE = 2  # per assignment search state and triple slot
 
 
-def signature(breakdown=False):
+def signature(breakdown: bool = False) -> Signature:
     """`webnlg_rdf|version:…|benchscore:…|…`: every setting that changes a number, defaults included. The scorer
     has one behaviour; its tokenizer and nervaluate semantics are named so that a fixed variant is not comparable."""
     return Signature("webnlg_rdf", version=VERSION, benchscore=benchscore.__version__, tokenizer="nltk-3.4.5-punkt",
@@ -415,7 +416,7 @@ def best_assignment(scores):
 
 def search_states(scores):
     """The most states `search_assignment` can visit: prod(copies + 1) over groups of equal columns
-    (2^k when all k columns differ). `item_stats` refuses entries above `MAX_SEARCH_STATES`."""
+    (2^k when all k columns differ). `entry_stats` refuses entries above `MAX_SEARCH_STATES`."""
     return math.prod(copies + 1 for copies in Counter(zip(*scores)).values())
 
 
@@ -691,7 +692,7 @@ def _column_sums(rows, width, value):
     return tuple(sum(map(value, column)) for column in zip(*rows)) if rows else (0,) * width
 
 
-def item_stats(references, candidates, example=None):
+def entry_stats(references: Sequence, candidates: Sequence, example: int | None = None) -> ItemStats:
     """Score one entry. `references` and `candidates` are lists of "subject | predicate | object"
     strings (raw, as in the XML); `example` (its index) names it in error messages."""
     refs, cands = check_entry(references, candidates, example)
@@ -719,7 +720,8 @@ def item_stats(references, candidates, example=None):
 
 def warnings(stats):
     """The entries' warnings (`ItemStats.warnings`) as "example N: ...", at most `capped`'s number."""
-    return capped([Note("quirk", f"example {i}: {note}") for i, entry in enumerate(stats) for _, _, note in entry.warnings])
+    return capped([Note("quirk", f"example {i}: {note}")
+                   for i, entry in enumerate(stats) for _, _, note in entry.warnings])
 
 
 def capped(found, limit=10):
@@ -782,11 +784,12 @@ def pair_mean(rates_per_entry):
 def checked_stats(stats):
     """`stats` as a list, every item an `ItemStats` (`TypeError` naming the first that is not)."""
     if isinstance(stats, (str, bytes, ItemStats)) or not hasattr(stats, "__iter__"):
-        raise TypeError(f"stats is {type(stats).__name__} {stats!r:.80}; expected a list of ItemStats (from item_stats)")
+        raise TypeError(f"stats is {type(stats).__name__} {stats!r:.80}; expected a list of ItemStats (from "
+                        "item_stats or entry_stats)")
     return check_item_stats(list(stats), ItemStats, "a webnlg_rdf ItemStats")
 
 
-def aggregate(stats):
+def aggregate(stats: Sequence[ItemStats]) -> dict:
     """The official output dict from a list of `ItemStats`, keys in the official order. Counts are sums;
     P/R/F1 are the exactly rounded means over all selected pairs, as `statistics.mean` gives them (the
     int 0 when every pair's is)."""
@@ -817,17 +820,23 @@ def aggregate(stats):
     }
 
 
-def score(references_per_entry, candidates_per_entry):
-    """`aggregate` of `item_stats` over entries paired by position (as the official pairs them)."""
+def item_stats(references_per_entry: Sequence, candidates_per_entry: Sequence) -> list[ItemStats]:
+    """`entry_stats` of every entry, entries paired by position (as the official pairs them)."""
     references_per_entry, candidates_per_entry = list(references_per_entry), list(candidates_per_entry)
     if len(references_per_entry) != len(candidates_per_entry):
         raise ValueError(f"{len(candidates_per_entry)} candidate entries for {len(references_per_entry)} reference "
                          "entries; entries are paired by position, so the counts must be equal")
-    stats = [item_stats(refs, cands, example=i)
-             for i, (refs, cands) in enumerate(zip(references_per_entry, candidates_per_entry))]
+    return [entry_stats(refs, cands, example=i)
+            for i, (refs, cands) in enumerate(zip(references_per_entry, candidates_per_entry))]
+
+
+def score(references_per_entry: Sequence, candidates_per_entry: Sequence) -> dict:
+    """`aggregate` of `item_stats`, with the warnings of the quirks met and the signature."""
+    stats = item_stats(references_per_entry, candidates_per_entry)
     result = aggregate(stats)
     if found := warnings(stats):
         result["warnings"] = found
+    result["signature"] = signature()
     return result
 
 
@@ -842,6 +851,6 @@ def grouped(stats, keys):
     return {key: groups[key] for key in sorted(groups, key=lambda key: (key is None, key))}
 
 
-def breakdown(stats, keys):
+def breakdown(stats: Sequence[ItemStats], keys: Sequence) -> dict:
     """Extension (not in the official script): `{key: aggregate(entries with that key)}` in `grouped`'s order."""
     return {key: aggregate(group) for key, group in grouped(stats, keys).items()}

@@ -150,7 +150,7 @@ class WebnlgRdf(metric.BenchscoreMetric):
                 'load it with evaluate.load("webnlg_rdf", "breakdown") and pass category= to add_batch/compute'
             )
         # Per-entry statistics once; the aggregate, breakdowns and intervals all reuse them.
-        stats = [scoring.item_stats(refs, cands, example=i) for i, (cands, refs) in enumerate(zip(predictions, references))]
+        stats = [scoring.entry_stats(refs, cands, example=i) for i, (cands, refs) in enumerate(zip(predictions, references))]
         results = scoring.aggregate(stats)
         breakdowns = {}
         if self.config_name == "breakdown":

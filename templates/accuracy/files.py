@@ -13,7 +13,8 @@ FIELDS = ("id", "label")
 
 def _records(path: str | os.PathLike, what: str) -> list[tuple[int, dict]]:
     """(line, {"id", "label"}) of every line, each field a non-empty string, each id once."""
-    records, first = [], {}
+    records: list[tuple[int, dict]] = []
+    first: dict[str, int] = {}
     for number, record in read_jsonl(path, 'a {"id": ..., "label": ...} object', empty=what):
         for field in FIELDS:
             if not isinstance(record.get(field), str) or not record[field]:

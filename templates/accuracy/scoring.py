@@ -48,7 +48,9 @@ def check_inputs(predictions: Sequence, references: Sequence, keys: Sequence | N
 def item_stats(predictions: Sequence[str], references: Sequence[str], keys: Sequence[str] | None = None,
                check_input: bool = True) -> list[ItemStats]:
     """One `ItemStats` per item, in order; `check_input=False` skips `check_inputs` for checked rows."""
-    keys = check_inputs(predictions, references, keys) if check_input else list(keys or map(str, range(len(references))))
+    if check_input:
+        keys = check_inputs(predictions, references, keys)
+    keys = list(keys) if keys is not None else [str(i) for i in range(len(references))]
     return [ItemStats(key, prediction == reference, reference)
             for key, prediction, reference in zip(keys, predictions, references)]
 
