@@ -43,6 +43,13 @@ def _table(header, rows):
     return "\n".join(lines)
 
 
+def add_file_arguments(parser, gold_help, predictions_help, json_help="print the result as JSON"):
+    """`--gold`, `--predictions` and `--json`: the options of a benchmark command that scores two files."""
+    parser.add_argument("--gold", required=True, help=gold_help)
+    parser.add_argument("--predictions", required=True, help=predictions_help)
+    parser.add_argument("--json", action="store_true", help=json_help)
+
+
 def add_compare_options(parser, predictions_help, *aliases):
     """The options every benchmark's compare command shares (the gold options are the benchmark's).
 

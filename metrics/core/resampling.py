@@ -31,6 +31,7 @@ import numpy as np
 
 from benchscore.core.checks import is_int, is_real
 from benchscore.core.readers import shown
+from benchscore.core.records import extended
 
 DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 12345
@@ -58,6 +59,14 @@ def check_options(n_resamples, seed, level):
 def signature_fields(n_resamples, seed, level):
     """{"bootstrap": R, "seed": seed, "confidence": level}: what a result's signature gains with intervals."""
     return {"bootstrap": n_resamples, "seed": seed, "confidence": level}
+
+
+def add_intervals(result: dict, intervals: dict, n_resamples: int, seed: int, level: float) -> dict:
+    """`result` with "extension_confidence_intervals" ({name: {"low", "high"}} of `intervals`) and the
+    resampling options in its signature: the last step of every benchmark's `add_confidence`."""
+    result["extension_confidence_intervals"] = bounds(intervals)
+    result["signature"] = extended(result["signature"], signature_fields(n_resamples, seed, level))
+    return result
 
 
 def as_values(rows, n_columns):
@@ -217,6 +226,14 @@ def paired(values_a, values_b, statistic, estimates_a, estimates_b, n_resamples=
                          "low": boot[name]["low"], "high": boot[name]["high"],
                          "p_bootstrap": boot[name]["p_value"], "p_randomization": randomized[name]["p_value"]}
     return results
+
+
+def paired_stats(stats_a, stats_b, item_values, statistic, estimates, n_resamples, seed, level):
+    """`paired` on two systems' per-item statistics: `item_values(stats)` the rows resampled,
+    `estimates(stats)` the point numbers (the scorer's); the items' sameness is checked first by the
+    benchmark (`check_same_items`)."""
+    return paired(item_values(stats_a), item_values(stats_b), statistic, estimates(stats_a), estimates(stats_b),
+                  n_resamples, seed, level)
 
 
 def check_same_items(stats_a, stats_b, what, key, unit, units, gold):

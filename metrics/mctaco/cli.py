@@ -12,9 +12,7 @@ PREDICTIONS_HELP = "one yes/no label per line, aligned with --gold"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--gold", required=True, help=GOLD_HELP)
-    parser.add_argument("--predictions", required=True, help=PREDICTIONS_HELP)
-    parser.add_argument("--json", action="store_true", help="print a JSON object with the per-category breakdown")
+    compare.add_file_arguments(parser, GOLD_HELP, PREDICTIONS_HELP, "print a JSON object with the per-category breakdown")
     parser.add_argument("-o", "--output", help='also write {"em": ..., "f1": ...} to this file, like the official tool')
 
 

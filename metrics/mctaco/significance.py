@@ -11,7 +11,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from benchscore.core import resampling
-from benchscore.core.records import extended
 from benchscore.core.resampling import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
 from benchscore.mctaco import scoring
 
@@ -50,8 +49,7 @@ def paired_test(stats_a: Sequence[scoring.ItemStats], stats_b: Sequence[scoring.
     "b", "difference" (b - a), "low", "high" (its interval), "p_bootstrap", "p_randomization"}, "f1": ...}."""
     resampling.check_same_items(stats_a, stats_b, "key, candidate count and gold 'yes' count",
                                 lambda q: (q.key, q.n_candidates, q.n_gold_yes), "question", "questions", "gold")
-    return resampling.paired(item_values(stats_a), item_values(stats_b), statistic, _estimates(stats_a),
-                             _estimates(stats_b), n_resamples, seed, level)
+    return resampling.paired_stats(stats_a, stats_b, item_values, statistic, _estimates, n_resamples, seed, level)
 
 
 def add_confidence(result: dict, stats: Sequence[scoring.ItemStats], n_resamples: int = DEFAULT_RESAMPLES,
@@ -59,9 +57,7 @@ def add_confidence(result: dict, stats: Sequence[scoring.ItemStats], n_resamples
     """Adds "extension_confidence_intervals" (and "confidence_intervals" in each "extension_per_category"
     entry) to a result dict of `stats`, and names them in its signature."""
     options = (n_resamples, seed, level)
-    result["extension_confidence_intervals"] = resampling.bounds(confidence_intervals(stats, *options))
     if "extension_per_category" in result:
         for category, per in per_category_intervals(stats, *options).items():
             result["extension_per_category"][category]["confidence_intervals"] = resampling.bounds(per)
-    result["signature"] = extended(result["signature"], resampling.signature_fields(*options))
-    return result
+    return resampling.add_intervals(result, confidence_intervals(stats, *options), *options)

@@ -10,7 +10,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from benchscore.core import resampling
-from benchscore.core.records import extended
 from benchscore.core.resampling import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
 from benchscore.tempbench_trp import scoring
 from benchscore.tempbench_trp.scoring import SLICES, aggregate
@@ -73,8 +72,7 @@ def paired_test(stats_a: Sequence[scoring.ItemStats], stats_b: Sequence[scoring.
     resampling.check_options(n_resamples, seed, level)
     resampling.check_same_items(stats_a, stats_b, "id and gold triple count", lambda q: (q.id, q.n_gold), "question",
                                 "questions", "benchmark")
-    return resampling.paired(item_values(stats_a), item_values(stats_b), statistic, _estimates(stats_a),
-                             _estimates(stats_b), n_resamples, seed, level)
+    return resampling.paired_stats(stats_a, stats_b, item_values, statistic, _estimates, n_resamples, seed, level)
 
 
 def add_confidence(result: dict, stats: Sequence[scoring.ItemStats], n_resamples: int = DEFAULT_RESAMPLES,
@@ -82,10 +80,8 @@ def add_confidence(result: dict, stats: Sequence[scoring.ItemStats], n_resamples
     """Adds "extension_confidence_intervals" {name: {"low", "high"}} to a result dict of `stats`,
     "confidence_intervals" {"TRP", "CCR"} to each slice cell, and the options to its signature."""
     options = (n_resamples, seed, level)
-    result["extension_confidence_intervals"] = resampling.bounds(confidence_intervals(stats, *options))
     fields = tuple(key[3:] for key in result if key.startswith("by_"))
     for slice_name, cells in slice_intervals(stats, fields, *options).items():
         for value, numbers in cells.items():
             result[slice_name][value]["confidence_intervals"] = resampling.bounds(numbers)
-    result["signature"] = extended(result["signature"], resampling.signature_fields(*options))
-    return result
+    return resampling.add_intervals(result, confidence_intervals(stats, *options), *options)

@@ -14,7 +14,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from benchscore.core import resampling
-from benchscore.core.records import extended
 from benchscore.core.resampling import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
 from benchscore.tsver import scoring
 from benchscore.tsver.scoring import EV2R_KEYS, LABELS, aggregate, check_aggregation, counted_in, ev2r_aggregate
@@ -131,9 +130,7 @@ def add_confidence(result: dict, stats: Sequence[scoring.ItemStats], n_resamples
     results = confidence_intervals(stats, *options, strict=strict, ev2r_aggregation=ev2r_aggregation)
     if "n_ev2r_records" in result:
         results.pop("ev2r_f1", None)
-    result["extension_confidence_intervals"] = resampling.bounds(results)
-    result["signature"] = extended(result["signature"], resampling.signature_fields(*options))
-    return result
+    return resampling.add_intervals(result, results, *options)
 
 
 def judge_agreement(stats_a, stats_b):

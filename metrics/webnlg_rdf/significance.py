@@ -12,7 +12,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from benchscore.core import resampling
-from benchscore.core.records import extended
 from benchscore.core.resampling import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
 from benchscore.webnlg_rdf import scoring
 from benchscore.webnlg_rdf.scoring import RATES, SCHEMES, UNIT, aggregate, grouped
@@ -58,8 +57,7 @@ def paired_test(stats_a: Sequence[scoring.ItemStats], stats_b: Sequence[scoring.
     resampling.check_options(n_resamples, seed, level)
     resampling.check_same_items(stats_a, stats_b, "reference triples", lambda entry: sorted(entry.references),
                                 "entry", "entries", "reference")
-    return resampling.paired(item_values(stats_a), item_values(stats_b), statistic, _estimates(stats_a),
-                             _estimates(stats_b), n_resamples, seed, level)
+    return resampling.paired_stats(stats_a, stats_b, item_values, statistic, _estimates, n_resamples, seed, level)
 
 
 def add_confidence(result: dict, stats: Sequence[scoring.ItemStats], n_resamples: int = DEFAULT_RESAMPLES,
@@ -68,9 +66,7 @@ def add_confidence(result: dict, stats: Sequence[scoring.ItemStats], n_resamples
     and names them in its signature; for each `breakdowns` item (result key -> one key per entry), each
     group of that breakdown gets "confidence_intervals", resampled within it."""
     options = (n_resamples, seed, level)
-    result["extension_confidence_intervals"] = resampling.bounds(confidence_intervals(stats, *options))
     for name, keys in (breakdowns or {}).items():
         for key, numbers in breakdown_intervals(stats, keys, *options).items():
             result[name][key]["confidence_intervals"] = resampling.bounds(numbers)
-    result["signature"] = extended(result["signature"], resampling.signature_fields(*options))
-    return result
+    return resampling.add_intervals(result, confidence_intervals(stats, *options), *options)

@@ -13,9 +13,7 @@ PREDICTIONS_HELP = 'one {"id", "label"} per line, every gold id once'
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--gold", required=True, help=GOLD_HELP)
-    parser.add_argument("--predictions", required=True, help=PREDICTIONS_HELP)
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    compare.add_file_arguments(parser, GOLD_HELP, PREDICTIONS_HELP)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -6,7 +6,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from benchscore.core import resampling
-from benchscore.core.records import extended
 from benchscore.core.resampling import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
 
 from . import scoring
@@ -37,14 +36,11 @@ def paired_test(stats_a: Sequence[scoring.ItemStats], stats_b: Sequence[scoring.
     """Paired bootstrap and approximate randomization of B against A over the same items."""
     resampling.check_same_items(stats_a, stats_b, "key and reference", lambda s: (s.key, s.reference), "item",
                                 "items", "gold")
-    return resampling.paired(item_values(stats_a), item_values(stats_b), statistic, _estimates(stats_a),
-                             _estimates(stats_b), n_resamples, seed, level)
+    return resampling.paired_stats(stats_a, stats_b, item_values, statistic, _estimates, n_resamples, seed, level)
 
 
 def add_confidence(result: dict, stats: Sequence[scoring.ItemStats], n_resamples: int = DEFAULT_RESAMPLES,
                    seed: int = DEFAULT_SEED, level: float = DEFAULT_LEVEL) -> dict:
     """Adds "extension_confidence_intervals" to a result dict of `stats` and names them in its signature."""
     options = (n_resamples, seed, level)
-    result["extension_confidence_intervals"] = resampling.bounds(confidence_intervals(stats, *options))
-    result["signature"] = extended(result["signature"], resampling.signature_fields(*options))
-    return result
+    return resampling.add_intervals(result, confidence_intervals(stats, *options), *options)
