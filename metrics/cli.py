@@ -2,7 +2,8 @@
 
 The commands come from the registry (`benchscore.BENCHMARKS`). Each benchmark owns its command in
 `<folder>/cli.py`: ``add_arguments(parser)`` and ``run(args) -> int``, and for `benchscore compare
-<bench>`, ``add_compare_arguments(parser)`` and ``run_compare(args)``; this file only dispatches. A
+<bench>`, ``add_compare_arguments(parser)`` and ``run_compare(args)``, and ``systems(args)`` for
+`benchscore table <bench>` (`core.table` reports them); this file only dispatches. A
 `ValueError`, `TypeError` or `OSError` from a command is printed as one line and the exit status is 2.
 """
 
@@ -11,7 +12,7 @@ import importlib
 import sys
 
 from benchscore import BENCHMARKS
-from benchscore.core import compare
+from benchscore.core import compare, table
 
 # sub-command -> (folder, one-line help), from the registry
 COMMANDS = {b.name: (b.folder, f"{b.title}: {b.scores}") for b in BENCHMARKS.values()}
@@ -42,6 +43,18 @@ def build_parser(command=None, bench=None):
             module = importlib.import_module(f"benchscore.{folder}.cli")
             module.add_compare_arguments(bench_parser)
             bench_parser.set_defaults(run=module.run_compare)
+    table_help = "several systems against one gold file as a paper table: intervals, p-values against a baseline"
+    tables = sub.add_parser("table", help=table_help, description=table_help)
+    benches = tables.add_subparsers(dest="bench", metavar="BENCH", required=True)
+    for name, (folder, _) in COMMANDS.items():
+        bench_parser = benches.add_parser(name, help=f"{name}: {table_help}", description=f"{name}: {table_help}")
+        if command == "table" and name == bench:
+            module = importlib.import_module(f"benchscore.{folder}.cli")
+            module.add_compare_arguments(bench_parser)
+            table.add_table_options(bench_parser)
+            benchmark = BENCHMARKS[name]
+            bench_parser.set_defaults(run=lambda args, module=module, benchmark=benchmark:
+                                      table.report(args, benchmark, module.systems(args)))
     return parser
 
 
@@ -51,6 +64,8 @@ def main(argv=None):
     try:
         if args.command == "compare":
             compare.check_arguments(args)
+        elif args.command == "table":
+            table.check_arguments(args)
         return args.run(args)
     except OSError as err:  # "FILE: No such file or directory", not Python's "[Errno 2] ..." repr
         where = f"{err.filename}: " if err.filename else ""

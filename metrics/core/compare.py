@@ -2,9 +2,30 @@
 
 import json
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from benchscore.core.records import extended
 from benchscore.core.resampling import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, check_options, signature_fields
+
+
+@dataclass
+class Systems:
+    """Systems scored against one gold file: what `compare` and `table` report.
+
+    `stats`: each system's per-item statistics (computed once); `intervals(stats, n_resamples, seed,
+    level)` and `paired(stats_a, stats_b, ...)` the benchmark's; `signature` its scorer's; `inputs` the
+    resolved paths of every input file (gold first), for the attestation; `extra` (name, value, lines):
+    a benchmark's own part of compare's report; `names`: how a system is called by default (a file's stem).
+    """
+
+    stats: list
+    intervals: Callable
+    paired: Callable
+    signature: str
+    inputs: list = field(default_factory=list)
+    extra: tuple | None = None
+    labels: list | None = None  # what the report calls each system (default: its --predictions path)
 
 
 def warn(command, warnings):
@@ -71,6 +92,13 @@ def check_arguments(args):
     if len(args.predictions) not in (1, 2):
         raise ValueError(f"--predictions was given {len(args.predictions)} times; expected once (intervals) "
                          "or twice (A, B)")
+
+
+def report_systems(args, systems: Systems) -> int:
+    """`report_comparison` of a benchmark's `Systems` (a `benchscore compare <bench>` command's last step)."""
+    if systems.labels:
+        args.predictions = systems.labels
+    return report_comparison(args, systems.stats, systems.intervals, systems.paired, systems.signature, systems.extra)
 
 
 def report_comparison(args, stats, confidence_intervals, paired_test, signature, extra=None):

@@ -17,7 +17,8 @@ a judge's options), while the names, their meaning and their return shapes are s
     significance.confidence_intervals(stats, n_resamples, seed, level) -> {name: {"estimate", "low", "high"}}
     significance.paired_test(stats_a, stats_b, n_resamples, seed, level) -> {name: {"a", "b", "difference", ...}}
     significance.add_confidence(result, stats, n_resamples, seed, level) -> the result, intervals added
-    cli.add_arguments / run / add_compare_arguments / run_compare: the `benchscore` sub-commands
+    cli.add_arguments / run / add_compare_arguments / systems / run_compare: the `benchscore` sub-commands
+                                      (`benchscore table <bench>` runs on add_compare_arguments and systems)
     trainer.compute_metrics_for(eval_dataset, ...) -> a `transformers.Trainer` compute_metrics
 """
 
@@ -66,6 +67,7 @@ class CliModule(Protocol):
     add_arguments: Callable[[Any], None]
     run: Callable[[Any], int]
     add_compare_arguments: Callable[[Any], None]
+    systems: Callable[[Any], Any]  # args -> core.compare.Systems (what compare and table report)
     run_compare: Callable[[Any], int]
 
 

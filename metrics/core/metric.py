@@ -48,7 +48,7 @@ def gc_paused(method, **kwargs):
 class BenchscoreMetric(evaluate.Metric):
     """A thin `evaluate.Metric`: optional inputs filled, every example validated once by `_prepare`."""
 
-    OPTIONAL_INPUTS = ()  # declared features a user may leave out
+    OPTIONAL_INPUTS: tuple[str, ...] = ()  # declared features a user may leave out
 
     def _prepare(self, batch, start):
         """The batch ({feature: column}) checked and made storable; `start` is its first example's index."""

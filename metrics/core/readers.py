@@ -58,8 +58,8 @@ def in_example(err: Exception, index: int, label: str | None = None) -> _Located
     return kind(str(err), example=index, label=label)
 
 
-def check_item_stats(stats: list, kind: type, expected: str) -> list:
-    """`stats` (a list) unchanged when every item is a `kind`, else a `TypeError` naming the first that is not
+def check_item_stats(stats: Sequence, kind: type, expected: str) -> list:
+    """`stats` (as a list) when every item is a `kind`, else a `TypeError` naming the first that is not
     (`expected`: how the message names `kind`, e.g. "an <benchmark> ItemStats"). One pass over the items' types
     (in C), before any number is summed: a type check, never an `AttributeError` caught on the way, which
     would read a bug of ours as the user's."""
@@ -67,7 +67,7 @@ def check_item_stats(stats: list, kind: type, expected: str) -> list:
         index, item = next((i, item) for i, item in enumerate(stats) if not isinstance(item, kind))
         raise at_example(index, f"the statistics are {type(item).__name__} {shown(item)}; expected {expected} "
                                 "(from item_stats)", InputTypeError)
-    return stats
+    return stats if isinstance(stats, list) else list(stats)
 
 
 def shown(value: object, limit: int = 40) -> str:
@@ -110,6 +110,19 @@ def check_output(output: str | os.PathLike | None, *inputs: object) -> None:
                 and os.path.samefile(output, path):
             raise at_line(output, 1, f"the output file is the input file {path}; expected another path (writing "
                                      "there would overwrite the input file)")
+
+
+def check_writable(path: str | os.PathLike | None) -> None:
+    """An output file name checked before any work: not a folder, in a folder that exists and can be written."""
+    if path is None:
+        return
+    if os.path.isdir(path):
+        raise ValueError(f"{path}: is a folder; expected a file to write")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ValueError(f"{path}: the folder {folder} does not exist; expected a writable place for the output")
+    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise ValueError(f"{path}: cannot be written (permission denied); expected a writable file")
 
 
 def iter_lines(path: str | os.PathLike) -> Iterator[tuple[int, str]]:

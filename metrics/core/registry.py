@@ -103,6 +103,28 @@ class Source:
 
 
 @dataclass(frozen=True)
+class Table:
+    """How a paper table shows the benchmark (`benchscore table`, plots, exports): its headline metrics
+    as (result key, label), in column order, and how the papers print them (value x `scale`, `digits`)."""
+
+    metrics: tuple[tuple[str, str], ...]
+    scale: float = 1.0
+    digits: int = 3
+    # The Hub's evaluation results: the benchmark's dataset on the Hub and a task id per metric key.
+    dataset_id: str | None = None
+    task_ids: dict = field(default_factory=dict)
+    # A single run's slices, as the Space shows them: result key -> ((key within a slice's cell, label), ...)
+    slices: dict = field(default_factory=dict)
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return tuple(key for key, _ in self.metrics)
+
+    def label(self, key: str) -> str:
+        return dict(self.metrics).get(key, key)
+
+
+@dataclass(frozen=True)
 class Benchmark:
     """One benchmark: its short name (the CLI command), its folder (sub-package, evaluate module,
     Space), its title, what it scores, and its official data."""
@@ -112,6 +134,7 @@ class Benchmark:
     title: str
     scores: str
     data: Source
+    table: Table
 
     @property
     def path(self) -> str:
@@ -134,7 +157,12 @@ def read(path: str | os.PathLike) -> Benchmark:
                         commit=data.pop("commit", None), optional=tuple(data.pop("optional", ())),
                         field_splits=splits, file_sets=sets, **data)
         _check_source(source)
-        return Benchmark(**record, data=source)
+        spec = dict(record.pop("table"))
+        slices = {name: tuple((key, label) for key, label in pairs) for name, pairs in spec.pop("slices", {}).items()}
+        table = Table(**{**spec, "metrics": tuple((key, label) for key, label in spec["metrics"]), "slices": slices})
+        if not table.metrics:
+            raise ValueError("[table] names no metrics")
+        return Benchmark(**record, data=source, table=table)
     except (KeyError, TypeError, ValueError) as err:  # a record of ours that lacks or misnames a field: say which file
         raise ValueError(f"{path}: not a benchmark record ({type(err).__name__}: {err})") from None
 

@@ -57,7 +57,7 @@ def require_columns(eval_dataset, columns, expected):
 class ComputeMetricsBase:
     """The `compute_metrics` callable, less the per-benchmark `_inputs`."""
 
-    benchmark = None  # the registry name of the subclass's benchmark, whose module is loaded by default
+    benchmark: str | None = None  # the registry name of the subclass's benchmark, whose module is loaded by default
     unit, units = "row", "rows"  # what a row of the eval dataset is, in error messages
 
     def __init__(self, n_rows, metric=None, compute_kwargs=None, config_name=None):

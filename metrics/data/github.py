@@ -27,7 +27,13 @@ def mirror() -> str:
 
 
 def directory(bench: Source) -> pathlib.Path:
-    return store.repo_dir(bench, bench.commit)
+    return store.repo_dir(bench, _commit(bench))
+
+
+def _commit(bench: Source) -> str:
+    if bench.commit is None:  # the registry refuses a GitHub source without one
+        raise DataError(f"{bench.name}: a GitHub source pins no commit")
+    return bench.commit
 
 
 def path(bench: Source, file_name: str) -> pathlib.Path:
@@ -167,7 +173,7 @@ def fill(bench: Source, directory_: pathlib.Path, sets: list[FileSet]) -> list[s
     stored = []
     for file_name, entry in entries:
         candidates = [directory_ / bench.name / entry.shared,
-                      directory_ / bench.owner / bench.repo / bench.commit / entry.path]
+                      directory_ / bench.owner / bench.repo / _commit(bench) / entry.path]
         source = next((c for c in candidates if c.is_file()), None)
         if source is None:
             continue

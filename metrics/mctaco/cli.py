@@ -3,7 +3,8 @@
 import argparse
 import json
 
-from benchscore.core import compare
+from benchscore import data
+from benchscore.core import compare, plots
 from benchscore.core.readers import check_output
 from benchscore.mctaco import files, scoring, significance
 
@@ -13,12 +14,15 @@ PREDICTIONS_HELP = "one yes/no label per line, aligned with --gold"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     compare.add_file_arguments(parser, GOLD_HELP, PREDICTIONS_HELP, "print a JSON object with the per-category breakdown")
+    plots.add_plot_option(parser)
     parser.add_argument("-o", "--output", help='also write {"em": ..., "f1": ...} to this file, like the official tool')
 
 
 def run(args: argparse.Namespace) -> int:
     check_output(args.output, args.gold, args.predictions)
+    plots.check_path(args.plot, args.gold, args.predictions)
     result = files.score_files(args.gold, args.predictions)
+    plots.plot_run(args, result, "mctaco")
     compare.warn("mctaco", result.get("warnings", ()))
     if args.json:
         print(json.dumps(result, indent=2))
@@ -36,9 +40,15 @@ def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
     compare.add_compare_options(parser, PREDICTIONS_HELP)
 
 
-def run_compare(args: argparse.Namespace) -> int:
+def systems(args: argparse.Namespace) -> compare.Systems:
+    """Every --predictions file scored against --gold once (`compare` and `table` report them)."""
+    gold = data.resolve("mctaco", args.gold)
     warnings: list = []
-    stats = [files.file_stats(args.gold, path, warnings) for path in args.predictions]
-    compare.warn("compare", warnings)
-    return compare.report_comparison(args, stats, significance.confidence_intervals, significance.paired_test,
-                                     scoring.signature(files.KEY_SOURCE))
+    stats = [files.file_stats(gold, path, warnings) for path in args.predictions]
+    compare.warn(args.command, warnings)
+    return compare.Systems(stats, significance.confidence_intervals, significance.paired_test,
+                           scoring.signature(files.KEY_SOURCE), [gold, *args.predictions])
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    return compare.report_systems(args, systems(args))

@@ -4,7 +4,8 @@ import argparse
 import json
 
 from benchscore import data
-from benchscore.core.compare import add_compare_options, report_comparison, warn
+from benchscore.core import plots
+from benchscore.core.compare import Systems, add_compare_options, report_systems, warn
 from benchscore.core.readers import at_line
 from benchscore.tempbench_trp import files, scoring, significance
 
@@ -25,6 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     extension = _common_arguments(parser)
     parser.add_argument("--evidence", required=True, help='the run: one {"id", "evidence": [triples]} line per question')
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    plots.add_plot_option(parser)
     extension.add_argument("--functional", metavar="FILE",
                            help="score only the question ids in this functional_negatives.jsonl-style file")
     extension.add_argument("--functional-flag", metavar="FIELD",
@@ -34,6 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.functional_flag and not args.functional:
         raise ValueError("--functional-flag needs --functional FILE")
+    plots.check_path(args.plot, args.questions, args.evidence)
     functional_ids = files.read_functional_ids(args.functional, args.functional_flag) if args.functional else None
     result = files.score_files(args.questions, args.evidence, space=args.space, split=args.split, top_k=args.top_k,
                                dedup=args.dedup, functional_ids=functional_ids)
@@ -42,6 +45,7 @@ def run(args: argparse.Namespace) -> int:
         raise at_line(args.functional, 1, f"none of its {n} id{'s' * (n != 1)} is a question{split} in "
                                           f"{args.questions}; expected ids of those questions")
     warn("tempbench", result.get("warnings", ()))
+    plots.plot_run(args, result, "tempbench")
     print(json.dumps(result, indent=2) if args.json else format_table(result))
     return 0
 
@@ -72,9 +76,15 @@ def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
     add_compare_options(parser, 'a run: one {"id", "evidence": [triples]} line per question', "--evidence")
 
 
-def run_compare(args: argparse.Namespace) -> int:
+def systems(args: argparse.Namespace) -> Systems:
+    """Every run scored against the questions once (`compare` and `table` report them)."""
     # Resolved once for every system; the signature names a store's Hub revision, as in `run`.
     questions, split = data.resolve_split("tempbench", args.questions, args.split)
     stats = [files.file_stats(questions, path, args.space, split, args.top_k, args.dedup) for path in args.predictions]
-    return report_comparison(args, stats, significance.confidence_intervals, significance.paired_test,
-                             scoring.signature(args.space, args.top_k, args.dedup).plus(data.signature_fields(questions)))
+    signature = scoring.signature(args.space, args.top_k, args.dedup).plus(data.signature_fields(questions))
+    return Systems(stats, significance.confidence_intervals, significance.paired_test, signature,
+                   [questions, *args.predictions])
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    return report_systems(args, systems(args))

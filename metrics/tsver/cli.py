@@ -6,7 +6,8 @@ import json
 import sys
 import warnings
 
-from benchscore.core.compare import add_compare_options, report_comparison, warn
+from benchscore import data
+from benchscore.core.compare import Systems, add_compare_options, report_systems, warn
 from benchscore.tsver import ev2r, files, http_judge, significance
 from benchscore.tsver.scoring import EV2R_AGGREGATIONS, LABELS, SHORT_LABELS, percent, signature
 
@@ -279,23 +280,30 @@ def _compared(args):
     return (args.predictions * 2 if agreement else args.predictions), records, agreement
 
 
-def run_compare(args: argparse.Namespace) -> int:
+def systems(args: argparse.Namespace) -> Systems:
+    """Every prediction file (with its recorded judge file) scored against the gold once (`compare` and
+    `table` report them); one prediction file and two judges' files: the judges compared."""
     predictions, records, agreement = _compared(args)
+    gold = data.resolve("tsver", args.gold)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        scored = [files.scored_claims(args.gold, path, ev2r_path) for path, ev2r_path in zip(predictions, records)]
-    warn("compare tsver", [w.message for w in caught])
+        scored = [files.scored_claims(gold, path, ev2r_path) for path, ev2r_path in zip(predictions, records)]
+    warn(f"{args.command} tsver", [w.message for w in caught])
     judge = "+".join(dict.fromkeys(name for _, name in scored))  # one judge name, or each system's
     options = {"strict": args.strict, "ev2r_aggregation": args.ev2r_aggregation}
-    extra = None
+    extra, labels = None, None
     if agreement:
-        args.predictions = [f"{path} judged by {ev2r_path}" for path, ev2r_path in zip(predictions, records)]
+        labels = [f"{path} judged by {ev2r_path}" for path, ev2r_path in zip(predictions, records)]
         found = significance.judge_agreement(scored[0][0], scored[1][0])
         extra = ("judge_agreement", found, agreement_lines(found))
-    return report_comparison(args, [stats for stats, _ in scored],
-                             functools.partial(significance.confidence_intervals, **options),
-                             functools.partial(significance.paired_test, **options),
-                             signature(args.strict, args.ev2r_aggregation, judge), extra)
+    return Systems([stats for stats, _ in scored], functools.partial(significance.confidence_intervals, **options),
+                   functools.partial(significance.paired_test, **options),
+                   signature(args.strict, args.ev2r_aggregation, judge),
+                   [gold, *dict.fromkeys(predictions), *(r for r in records if r)], extra, labels)
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    return report_systems(args, systems(args))
 
 
 def agreement_lines(found):

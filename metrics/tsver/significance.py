@@ -105,8 +105,8 @@ def confidence_intervals(stats: Sequence[scoring.ItemStats], n_resamples: int = 
                          ev2r_aggregation: str = "tsver") -> dict:
     """Percentile bootstrap over claims: {name: {"estimate", "low", "high"}} per headline number, the
     estimate being `aggregate`'s; for a slice, pass that slice's stats."""
-    return resampling.intervals(*_resampled(stats, _headline(stats), strict, ev2r_aggregation), n_resamples, seed,
-                                level)
+    values, statistic, estimates = _resampled(stats, _headline(stats), strict, ev2r_aggregation)
+    return resampling.intervals(values, statistic, estimates, n_resamples, seed, level)
 
 
 def paired_test(stats_a: Sequence[scoring.ItemStats], stats_b: Sequence[scoring.ItemStats],

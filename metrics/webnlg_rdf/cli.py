@@ -6,7 +6,8 @@ its signature and breakdowns), and `benchscore compare webnlg`. Both read throug
 import argparse
 import json
 
-from benchscore.core import compare
+from benchscore import data
+from benchscore.core import compare, plots
 from benchscore.core.readers import check_output
 from benchscore.webnlg_rdf import files, significance
 from benchscore.webnlg_rdf.scoring import KINDS, RATES, SCHEMES, signature
@@ -24,6 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--by", action="append", choices=("category", "size"), default=[], help="extension: also "
                         "report per reference category / per size (number of reference triples); repeatable")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    plots.add_plot_option(parser)
 
 
 def _row(label, scores, counts=()):
@@ -50,7 +52,9 @@ def format_table(result, by=()):
 
 def run(args: argparse.Namespace) -> int:
     check_output(args.output, args.reference, args.candidate)
+    plots.check_path(args.plot, args.reference, args.candidate)
     result = files.score_files(args.reference, args.candidate, by=args.by, progress=not args.no_progress)
+    plots.plot_run(args, result, "webnlg")
     compare.warn("webnlg", result.get("warnings", ()))
     if args.output:
         official = {key: result[key] for key in ("Total_scores", "Scores_per_tag", "Exact_match")}
@@ -70,9 +74,15 @@ def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
     compare.add_compare_options(parser, CANDIDATE_HELP, "--candidate")
 
 
-def run_compare(args: argparse.Namespace) -> int:
+def systems(args: argparse.Namespace) -> compare.Systems:
+    """Every candidate file scored against the references once (`compare` and `table` report them)."""
+    gold = data.resolve("webnlg", args.gold)
     warnings: list = []
-    stats = [files.file_stats(args.gold, path, warnings) for path in args.predictions]
-    compare.warn("compare", warnings)
-    return compare.report_comparison(args, stats, significance.confidence_intervals, significance.paired_test,
-                                     signature())
+    stats = [files.file_stats(gold, path, warnings) for path in args.predictions]
+    compare.warn(args.command, warnings)
+    return compare.Systems(stats, significance.confidence_intervals, significance.paired_test, signature(),
+                           [gold, *args.predictions])
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    return compare.report_systems(args, systems(args))

@@ -3,6 +3,7 @@
 import argparse
 import json
 
+from benchscore import data
 from benchscore.core import compare
 from benchscore.core.readers import check_output
 
@@ -32,7 +33,13 @@ def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
     compare.add_compare_options(parser, PREDICTIONS_HELP)
 
 
+def systems(args: argparse.Namespace) -> compare.Systems:
+    """Every --predictions file scored against --gold once (`compare` and `table` report them)."""
+    gold = data.resolve(scoring.FOLDER, args.gold)
+    stats = [files.file_stats(gold, path) for path in args.predictions]
+    return compare.Systems(stats, significance.confidence_intervals, significance.paired_test, scoring.signature(),
+                           [gold, *args.predictions])
+
+
 def run_compare(args: argparse.Namespace) -> int:
-    stats = [files.file_stats(args.gold, path) for path in args.predictions]
-    return compare.report_comparison(args, stats, significance.confidence_intervals, significance.paired_test,
-                                     scoring.signature())
+    return compare.report_systems(args, systems(args))
