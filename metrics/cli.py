@@ -12,7 +12,7 @@ import importlib
 import sys
 
 from benchscore import BENCHMARKS
-from benchscore.core import compare, table
+from benchscore.core import compare, export, table
 
 # sub-command -> (folder, one-line help), from the registry
 COMMANDS = {b.name: (b.folder, f"{b.title}: {b.scores}") for b in BENCHMARKS.values()}
@@ -55,6 +55,14 @@ def build_parser(command=None, bench=None):
             benchmark = BENCHMARKS[name]
             bench_parser.set_defaults(run=lambda args, module=module, benchmark=benchmark:
                                       table.report(args, benchmark, module.systems(args)))
+    export_help = "a saved result as the Hub's .eval_results YAML, an Every Eval Ever record, a draft eval.yaml"
+    exports = sub.add_parser("export", help=export_help, description=export_help)
+    benches = exports.add_subparsers(dest="bench", metavar="BENCH", required=True)
+    for name in COMMANDS:
+        bench_parser = benches.add_parser(name, help=f"{name}: {export_help}", description=f"{name}: {export_help}")
+        if command == "export" and name == bench:
+            export.add_arguments(bench_parser)
+            bench_parser.set_defaults(run=lambda args, benchmark=BENCHMARKS[name]: export.run(args, benchmark))
     return parser
 
 
@@ -66,6 +74,8 @@ def main(argv=None):
             compare.check_arguments(args)
         elif args.command == "table":
             table.check_arguments(args)
+        elif args.command == "export":
+            export.check_arguments(args)
         return args.run(args)
     except OSError as err:  # "FILE: No such file or directory", not Python's "[Errno 2] ..." repr
         where = f"{err.filename}: " if err.filename else ""

@@ -115,6 +115,9 @@ class Table:
     task_ids: dict = field(default_factory=dict)
     # A single run's slices, as the Space shows them: result key -> ((key within a slice's cell, label), ...)
     slices: dict = field(default_factory=dict)
+    # Where a single run's result keeps a headline number, when not under its own key ("a/b" = nested)
+    result_keys: dict = field(default_factory=dict)
+    items_key: str | None = None  # the result's count of scored items (questions, claims), if it has one
 
     @property
     def keys(self) -> tuple[str, ...]:

@@ -102,10 +102,11 @@ def build(bench: Benchmark, names: Sequence[str], systems: Systems, n_resamples:
     rows = []
     for index, (name, found) in enumerate(zip(names, intervals)):
         paired = None if index == base else systems.paired(systems.stats[base], systems.stats[index], *options)
-        rows.append({"system": name, "metrics": {key: _cell(found[key], paired, key, test) for key in keys}})
+        rows.append({"system": name, "n_items": len(systems.stats[index]),
+                     "metrics": {key: _cell(found[key], paired, key, test) for key in keys}})
     table = {"benchmark": bench.name, "signature": extended(systems.signature, signature_fields(*options)),
-             "baseline": baseline, "test": test, "level": level, "metrics": {key: bench.table.label(key) for key in keys},
-             "rows": rows}
+             "baseline": baseline, "test": test, "level": level, "n_resamples": n_resamples, "seed": seed,
+             "metrics": {key: bench.table.label(key) for key in keys}, "rows": rows}
     inputs = {"gold": {str(systems.inputs[0]): sha256_of(systems.inputs[0])},
               "others": {str(path): sha256_of(path) for path in systems.inputs[1:]}}
     table["attestation"] = {"inputs": inputs, "table_sha256": _digest(table)}

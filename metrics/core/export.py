@@ -1,0 +1,337 @@
+"""`benchscore export <bench> RESULT.json`: a saved result where results are compared.
+
+RESULT.json is what `benchscore table <bench> --format json` writes (one row per system: choose
+one with `--system`) or what `benchscore <bench> --json` prints (one system). From it:
+
+- `--eval-results DIR`: the Hub's `<DIR>/.eval_results/<benchmark>.yaml` (a model repository's
+  evaluation results), written with huggingface_hub's own `EvalResultEntry` and
+  `eval_result_entries_to_yaml`: one entry per headline metric, with the task ids and the dataset
+  of the benchmark's registry record, the dataset revision where the signature records it, a
+  quoted ISO date, `source` when given and the signature in `notes`;
+- `--eee DIR`: an Every Eval Ever aggregate record (schema 0.3.0), our interval, resample count,
+  seed and item count in its uncertainty fields, a judge's settings in its LLM-scoring fields;
+- `--eval-yaml DIR`: a draft `eval.yaml` a benchmark's owner could add to its Hub dataset;
+- `--push REPO` (`--create-pr`): uploads the `.eval_results` file to a model repository with
+  `huggingface_hub` (its token from the environment, never printed).
+
+Every file is written whole or not at all (a temporary file, then a rename).
+"""
+
+import json
+import os
+import sys
+import time
+import uuid
+from typing import Any
+
+import benchscore
+from benchscore.core.readers import at_line, check_writable, shown, write_atomically
+from benchscore.core.records import Signature
+from benchscore.core.registry import Benchmark
+
+EEE_SCHEMA_VERSION = "0.3.0"
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("result", metavar="RESULT.json", help="`benchscore table ... --format json` or "
+                                                              "`benchscore <bench> --json` output")
+    parser.add_argument("--system", help="the row of a table to export (default: its only row)")
+    parser.add_argument("--eval-results", metavar="DIR", help="write DIR/.eval_results/<benchmark>.yaml")
+    parser.add_argument("--eee", metavar="DIR", help="write an Every Eval Ever aggregate record into DIR")
+    parser.add_argument("--eval-yaml", metavar="DIR", help="write a draft eval.yaml for the benchmark's dataset")
+    parser.add_argument("--push", metavar="REPO", help="upload the .eval_results file to this model repository")
+    parser.add_argument("--create-pr", action="store_true", help="with --push: open a pull request")
+    parser.add_argument("--model", help="the model's Hub id (EEE's model_info; default: --push's repo or the system)")
+    parser.add_argument("--source", metavar="URL", help="where the evaluation can be seen (the entries' source)")
+    parser.add_argument("--source-name", help="the source's display name")
+    parser.add_argument("--date", help="when the evaluation ran, ISO 8601 (default: now, UTC)")
+
+
+# ------------------------------------------------------------------ reading a saved result
+
+
+def read_signature(text: object, path: str) -> Signature:
+    """A signature read back from a saved file (the one place one is read from text: what the file says
+    it was made by is checked, not trusted)."""
+    if not isinstance(text, str) or "|" not in text:
+        raise at_line(path, 1, f"the signature is {shown(text)}; expected a benchscore result's signature")
+    name, *parts = text.split("|")
+    fields = {}
+    for part in parts:
+        key, sep, value = part.partition(":")
+        if not sep:
+            raise at_line(path, 1, f"the signature's field {shown(part)} has no ':'; expected key:value fields")
+        fields[key] = value
+    return Signature(name, fields)
+
+
+def read_result(path: str, bench: Benchmark, system: str | None = None) -> dict:
+    """{"system", "metrics": {key: {"value", "low"?, "high"?}}, "signature", "level"?, "n_resamples"?, "seed"?,
+    "n_items"?} of one system, from a table or a single run; a clear error for anything else."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            found = json.load(f)
+    except ValueError as err:
+        raise at_line(path, getattr(err, "lineno", 1), f"not JSON ({str(err).split(':')[0]}); expected a "
+                                                        "benchscore result") from None
+    if not isinstance(found, dict):
+        raise at_line(path, 1, f"found {type(found).__name__}; expected a JSON object (a benchscore result)")
+    signature = read_signature(found.get("signature"), path)
+    folder = benchscore.benchmark(bench.name).folder
+    if signature.name != folder:
+        raise at_line(path, 1, f"the result is of {signature.name!r}; expected a {bench.name} result "
+                               f"(signature {folder}|...)")
+    made_by = signature.fields.get("benchscore")
+    if made_by != benchscore.__version__:
+        raise at_line(path, 1, f"the result was made by benchscore {made_by}; expected {benchscore.__version__} "
+                               "(score it again with this version)")
+    one = _table_row(found, path, system) if "rows" in found else _single_run(found, path, bench, system)
+    return {**one, "signature": signature}
+
+
+def _table_row(found, path, system):
+    rows = found["rows"]
+    names = [row.get("system") for row in rows] if isinstance(rows, list) else []
+    if not names:
+        raise at_line(path, 1, "the table has no rows; expected one row per system")
+    if system is None and len(names) > 1:
+        raise at_line(path, 1, f"the table has {len(names)} systems ({', '.join(map(str, names))}); expected "
+                               "--system NAME to choose one")
+    chosen = system if system is not None else names[0]
+    if chosen not in names:
+        raise at_line(path, 1, f"the table has no system {chosen!r}; expected one of {', '.join(map(str, names))}")
+    row = rows[names.index(chosen)]
+    metrics = {key: _numbers(cell, key, path) for key, cell in row["metrics"].items()}
+    return {"system": chosen, "metrics": metrics, "level": found.get("level"), "n_resamples": found.get("n_resamples"),
+            "seed": found.get("seed"), "n_items": row.get("n_items")}
+
+
+def _single_run(found, path, bench, system):
+    if system is not None:
+        raise at_line(path, 1, "--system chooses a row of a table; this is a single run's result")
+    metrics = {}
+    for key in bench.table.keys:
+        value = _flat(found, bench.table.result_keys.get(key, key))
+        if value is not None:
+            metrics[key] = _numbers({"value": value}, key, path)
+    if not metrics:
+        raise at_line(path, 1, f"the result has none of {bench.name}'s headline numbers "
+                               f"({', '.join(bench.table.keys)}); expected a benchscore {bench.name} result")
+    n_items = found.get(bench.table.items_key) if bench.table.items_key else None
+    return {"system": None, "metrics": metrics, "n_items": n_items if isinstance(n_items, int) else None}
+
+
+def _flat(found, key):
+    for part in key.split("/"):
+        if not isinstance(found, dict) or part not in found:
+            return None
+        found = found[part]
+    return found
+
+
+def _numbers(cell, key, path):
+    out = {}
+    for name in ("value", "low", "high"):
+        value = cell.get(name) if isinstance(cell, dict) else None
+        if value is None and name != "value":
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise at_line(path, 1, f"{key}'s {name} is {shown(value)}; expected a number")
+        out[name] = float(value)
+    return out
+
+
+# ------------------------------------------------------------------ the Hub's .eval_results
+
+
+def eval_results_yaml(result: dict, bench: Benchmark, date: str, source: str | None = None,
+                      source_name: str | None = None) -> str:
+    """The `.eval_results/<benchmark>.yaml` text: one entry per headline metric."""
+    import yaml
+    from huggingface_hub import EvalResultEntry, eval_result_entries_to_yaml
+
+    if not bench.table.dataset_id:
+        raise ValueError(f"{bench.name} has no Hub dataset to attach evaluation results to (its registry record "
+                         "names none); --eee and --eval-yaml work without one")
+    revision = result["signature"].fields.get("data", "").rpartition("@")[2] or None
+    entries = [EvalResultEntry(dataset_id=bench.table.dataset_id, task_id=bench.table.task_ids.get(key, key),
+                               value=numbers["value"], dataset_revision=revision, date=date, source_url=source,
+                               source_name=source_name if source else None, notes=str(result["signature"]))
+               for key, numbers in result["metrics"].items()]
+    return yaml.safe_dump(eval_result_entries_to_yaml(entries), sort_keys=False, allow_unicode=True)
+
+
+def eval_results_path(directory: str, bench: Benchmark) -> str:
+    folder = directory if os.path.basename(os.path.normpath(directory)) == ".eval_results" else \
+        os.path.join(directory, ".eval_results")
+    return os.path.join(folder, f"{bench.name}.yaml")
+
+
+# ------------------------------------------------------------------ Every Eval Ever
+
+
+def eee_record(result: dict, bench: Benchmark, model: str, date: str, source: str | None = None) -> dict:
+    """An Every Eval Ever aggregate record of one system's headline numbers."""
+    now = time.time()
+    signature = result["signature"]
+    model_info = {"name": result["system"] or model, "id": model,
+                  "additional_details": {"deployment_type": "unknown", "model_availability": "unknown"}}
+    source_data: dict[str, Any]
+    if bench.table.dataset_id:
+        source_data = {"dataset_name": bench.title, "source_type": "hf_dataset", "hf_repo": bench.table.dataset_id}
+    else:
+        source_data = {"dataset_name": bench.title, "source_type": "url", "url": [bench.data.source]}
+    if result.get("n_items") is not None:
+        source_data["samples_number"] = int(result["n_items"])
+    results = [_eee_result(result, bench, key, numbers, source_data, date) for key, numbers in result["metrics"].items()]
+    record: dict[str, Any] = {
+        "schema_version": EEE_SCHEMA_VERSION,
+        "evaluation_id": f"{bench.name}/{model}/{int(now)}",
+        "evaluation_timestamp": date,
+        "retrieved_timestamp": str(int(now)),
+        "source_metadata": {"source_name": "benchscore", "source_type": "evaluation_run",
+                            "source_organization_name": "benchscore user", "evaluator_relationship": "third_party",
+                            "additional_details": {"signature": str(signature)}},
+        "model_info": model_info,
+        "eval_library": {"name": "benchscore", "version": benchscore.__version__,
+                         "additional_details": {"signature": str(signature), "scorer": bench.scores}},
+        "evaluation_results": results,
+    }
+    if source:
+        record["source_metadata"]["source_organization_url"] = source
+    return record
+
+
+def _eee_result(result, bench, key, numbers, source_data, date):
+    signature = result["signature"]
+    details = {"signature": str(signature)}
+    uncertainty = {}
+    if "low" in numbers and "high" in numbers:
+        interval = {"lower": numbers["low"], "upper": numbers["high"], "method": "percentile bootstrap over items"}
+        if result.get("level") is not None:
+            interval["confidence_level"] = float(result["level"])
+        uncertainty["confidence_interval"] = interval
+        if result.get("n_resamples") is not None:
+            uncertainty["num_bootstrap_samples"] = int(result["n_resamples"])
+        if result.get("seed") is not None:
+            details["bootstrap_seed"] = str(result["seed"])
+    if result.get("n_items") is not None:
+        uncertainty["num_samples"] = int(result["n_items"])
+    score = {"score": numbers["value"], "details": details}
+    if uncertainty:
+        score["uncertainty"] = uncertainty
+    metric = {"evaluation_description": f"{bench.title}: {bench.scores}", "metric_id": f"{bench.name}.{key}",
+              "metric_name": bench.table.label(key), "metric_unit": "proportion", "lower_is_better": False,
+              "score_type": "continuous", "min_score": 0, "max_score": 1}
+    judge = signature.fields.get("judge")
+    if judge and judge != "none" and key.startswith("ev2r"):
+        metric["llm_scoring"] = {"judges": [{"model_info": {"name": judge, "id": judge, "additional_details": {
+            "deployment_type": "unknown", "model_availability": "unknown"}}}],
+            "input_prompt": "the benchmark's official judge prompt (see its card; the signature names the protocol)",
+            "additional_details": {"judge_signature": judge}}
+    return {"evaluation_result_id": f"{bench.name}.{key}", "evaluation_name": f"{bench.title}: {bench.table.label(key)}",
+            "source_data": source_data, "evaluation_timestamp": date, "metric_config": metric, "score_details": score}
+
+
+# ------------------------------------------------------------------ a draft eval.yaml
+
+
+def eval_yaml(bench: Benchmark) -> str:
+    """A draft `eval.yaml` for the benchmark's Hub dataset: its tasks are our headline metrics, each
+    scored by benchscore (for the dataset's owner to review: the Hub's format is in beta)."""
+    import yaml
+
+    draft = {"name": bench.title, "description": f"{bench.data.title}. Scored by benchscore: {bench.scores}.",
+             "citation": bench.data.cite,
+             "tasks": [{"id": bench.table.task_ids.get(key, key), "name": f"{bench.title} {label}",
+                        "metric": {"name": label, "higher_is_better": True,
+                                   "scorer": f"benchscore {bench.name} (result key {key!r})"}}
+                       for key, label in bench.table.metrics]}
+    header = (f"# Draft eval.yaml for {bench.title}, written by benchscore {benchscore.__version__}: review it "
+              "against the Hub's eval.yaml format before adding it to the dataset.\n")
+    return header + yaml.safe_dump(draft, sort_keys=False, allow_unicode=True)
+
+
+# ------------------------------------------------------------------ the command
+
+
+def check_arguments(args) -> None:
+    if not (args.eval_results or args.eee or args.eval_yaml or args.push):
+        raise ValueError("nothing to export; expected --eval-results DIR, --eee DIR, --eval-yaml DIR or --push REPO")
+    if args.create_pr and not args.push:
+        raise ValueError("--create-pr opens a pull request on --push's repository; expected --push REPO too")
+    for directory in (args.eval_results, args.eee, args.eval_yaml):
+        if directory is not None:
+            _check_folder(directory)
+    if args.date is not None:
+        from datetime import datetime
+
+        try:
+            datetime.fromisoformat(args.date.replace("Z", "+00:00"))
+        except ValueError:
+            raise ValueError(f"--date {args.date!r}: expected an ISO 8601 date or time (e.g. 2026-12-02 or "
+                             "2026-12-02T10:00:00Z)") from None
+
+
+def _check_folder(directory: str) -> None:
+    """A folder to write into (made if missing): its nearest existing ancestor is a folder we may write."""
+    existing = os.path.abspath(directory)
+    while not os.path.exists(existing):
+        existing = os.path.dirname(existing)
+    if not os.path.isdir(existing):
+        raise ValueError(f"{directory}: {existing} is a file; expected a folder to write into")
+    check_writable(os.path.join(existing, ".benchscore-export"))
+
+
+def run(args, bench: Benchmark) -> int:
+    result = read_result(args.result, bench, args.system)
+    date = args.date or time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    written = []
+    yaml_text = ""
+    if args.eval_results or args.push:
+        yaml_text = eval_results_yaml(result, bench, date, args.source, args.source_name)
+    if args.eval_results:
+        path = eval_results_path(args.eval_results, bench)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        write_atomically(path, yaml_text)
+        written.append(path)
+    if args.eee:
+        model = args.model or args.push or result["system"] or "unknown"
+        record = eee_record(result, bench, model, date, args.source)
+        os.makedirs(args.eee, exist_ok=True)
+        path = os.path.join(args.eee, f"{bench.name}_{uuid.uuid4()}.json")
+        write_atomically(path, json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+        written.append(path)
+    if args.eval_yaml:
+        os.makedirs(args.eval_yaml, exist_ok=True)
+        path = os.path.join(args.eval_yaml, "eval.yaml")
+        write_atomically(path, eval_yaml(bench))
+        written.append(path)
+    if args.push:
+        written.append(push(args.push, bench, yaml_text, args.create_pr))
+    for path in written:
+        print(path)
+    return 0
+
+
+def push(repo_id: str, bench: Benchmark, yaml_text: str, create_pr: bool) -> str:
+    """Uploads `.eval_results/<benchmark>.yaml` to a model repository; the commit's (or PR's) URL."""
+    if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on"):
+        raise ValueError(f"--push {repo_id}: HF_HUB_OFFLINE=1 is set, and an upload needs the Hub; unset it to push")
+    from huggingface_hub import HfApi
+    from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError
+
+    try:
+        info = HfApi().upload_file(path_or_fileobj=yaml_text.encode("utf-8"),
+                                   path_in_repo=f".eval_results/{bench.name}.yaml", repo_id=repo_id,
+                                   repo_type="model", create_pr=create_pr,
+                                   commit_message=f"Add {bench.title} evaluation results (benchscore)")
+    except RepositoryNotFoundError:
+        raise ValueError(f"--push {repo_id}: no such model repository, or no access to it (HF_TOKEN?)") from None
+    except HfHubHTTPError as err:
+        raise ValueError(f"--push {repo_id}: the Hub refused the upload ({str(err).splitlines()[0]})") from None
+    except OSError as err:
+        raise ValueError(f"--push {repo_id}: cannot reach the Hub ({err})") from None
+    url = getattr(info, "pr_url", None) or getattr(info, "commit_url", None) or str(info)
+    print(f"pushed .eval_results/{bench.name}.yaml to {repo_id}", file=sys.stderr)
+    return url

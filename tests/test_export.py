@@ -1,0 +1,207 @@
+"""`benchscore export <bench>` (issue 22): a saved result as the Hub's `.eval_results` YAML (read back
+with huggingface_hub's own parser), an Every Eval Ever record (validated against EEE's schemas in
+../shared), a draft eval.yaml, and a push to a model repository on a loopback fake Hub."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+import benchscore
+from benchscore import cli
+from conftest import METRICS, REPO, shared_path
+from fake_hub_upload import FakeUploadHub
+
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+
+
+def run(capsys, *argv):
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def mctaco_table(tmp_path_factory):
+    path = tmp_path_factory.mktemp("table") / "table.json"
+    systems = [shared_path("data", "mctaco", "baseline_outputs", f"{n}.output.txt") for n in ("bert.norm", "roberta")]
+    argv = ["table", "mctaco", "--gold", "official:test", "--n-resamples", "200", "--format", "json", "-o", str(path)]
+    for system, name in zip(systems, ("BERT", "RoBERTa")):
+        argv += ["--predictions", str(system), "--name", name]
+    assert cli.main(argv) == 0
+    return path
+
+
+def single_run(capsys, tmp_path, bench):
+    """`benchscore <bench> --json` on the bundled example, saved."""
+    folder = METRICS / benchscore.benchmark(bench).folder / "examples"
+    argv = {"mctaco": ["--gold", folder / "example.tsv", "--predictions", folder / "example_predictions.txt", "--json"],
+            "tempbench": ["--questions", folder / "questions.jsonl", "--evidence", folder / "evidence.jsonl", "--json"],
+            "webnlg": [folder / "refs.xml", folder / "cands.xml", "--json", "--no-progress"],
+            "tsver": ["--gold", folder / "gold.jsonl", "--predictions", folder / "predictions.jsonl", "--ev2r",
+                      folder / "ev2r.jsonl", "--json"]}[bench]
+    code, out, err = run(capsys, bench, *map(str, argv))
+    assert code == 0, err
+    path = tmp_path / f"{bench}.json"
+    path.write_text(out, encoding="utf-8")
+    return path, json.loads(out)
+
+
+def test_eval_results_yaml_parses_with_huggingface_hub(mctaco_table, capsys, tmp_path):
+    from huggingface_hub import parse_eval_result_entries
+
+    code, out, err = run(capsys, "export", "mctaco", str(mctaco_table), "--system", "RoBERTa", "--eval-results",
+                         str(tmp_path / "model"), "--date", "2026-12-02", "--source", "https://example.org/logs",
+                         "--source-name", "logs")
+    assert code == 0, err
+    path = tmp_path / "model" / ".eval_results" / "mctaco.yaml"
+    assert out.strip() == str(path)
+    text = path.read_text(encoding="utf-8")
+    assert "date: '2026-12-02'" in text  # quoted: a bare date would be read back as a date, not the ISO string
+    entries = parse_eval_result_entries(yaml.safe_load(text))
+    table = json.loads(mctaco_table.read_text())
+    row = next(r for r in table["rows"] if r["system"] == "RoBERTa")
+    assert [(e.dataset_id, e.task_id) for e in entries] == [("CogComp/mc_taco", "mc_taco_em"),
+                                                             ("CogComp/mc_taco", "mc_taco_f1")]
+    assert [e.value for e in entries] == [row["metrics"]["em"]["value"], row["metrics"]["f1"]["value"]]
+    assert {e.notes for e in entries} == {table["signature"]} and {e.source_url for e in entries} == {
+        "https://example.org/logs"} and {e.date for e in entries} == {"2026-12-02"}
+
+
+def test_a_tempbench_result_carries_its_dataset_revision(capsys, tmp_path):
+    path, result = single_run(capsys, tmp_path, "tempbench")
+    result["signature"] += "|data:Guen/tempbench@0123456789ab"  # as scored from the store's Hub copy
+    path.write_text(json.dumps(result), encoding="utf-8")
+    code, _, err = run(capsys, "export", "tempbench", str(path), "--eval-results", str(tmp_path), "--date",
+                       "2026-12-02T10:00:00Z")
+    assert code == 0, err
+    from huggingface_hub import parse_eval_result_entries
+
+    entries = parse_eval_result_entries(yaml.safe_load((tmp_path / ".eval_results" / "tempbench.yaml").read_text()))
+    assert {e.dataset_revision for e in entries} == {"0123456789ab"} and len(entries) == 4
+    assert [e.value for e in entries] == [result[k] for k in ("TRP_macro", "TRP_micro", "CCR", "coverage")]
+
+
+def eee_validators():
+    import jsonschema
+
+    folder = shared_path("external", "every-eval-ever-schemas")
+    return {name: jsonschema.Draft7Validator(json.loads((folder / f"{name}.schema.json").read_text()))
+            for name in ("eval", "instance_level_eval")}
+
+
+@pytest.mark.parametrize("bench", ["mctaco", "tempbench", "webnlg", "tsver"])
+def test_eee_records_validate_against_the_schemas(bench, capsys, tmp_path):
+    path, result = single_run(capsys, tmp_path, bench)
+    code, out, err = run(capsys, "export", bench, str(path), "--eee", str(tmp_path / "eee"), "--model", "org/model")
+    assert code == 0, err
+    record = json.loads(pathlib_of(out.strip()).read_text())
+    errors = sorted(eee_validators()["eval"].iter_errors(record), key=str)
+    assert errors == []
+    assert record["model_info"]["id"] == "org/model" and record["eval_library"]["name"] == "benchscore"
+    ids = [r["metric_config"]["metric_id"] for r in record["evaluation_results"]]
+    assert ids and all(i.startswith(f"{bench}.") for i in ids)
+    if bench == "tsver":  # the bundled example has recorded Ev2R: its judge's settings go into llm_scoring
+        ev2r = next(r for r in record["evaluation_results"] if r["metric_config"]["metric_id"] == "tsver.ev2r_f1")
+        assert ev2r["metric_config"]["llm_scoring"]["judges"][0]["model_info"]["name"].startswith("recorded")
+
+
+def pathlib_of(text):
+    import pathlib
+
+    return pathlib.Path(text)
+
+
+def test_a_table_record_has_the_interval_resamples_seed_and_item_count(mctaco_table, capsys, tmp_path):
+    code, out, err = run(capsys, "export", "mctaco", str(mctaco_table), "--system", "BERT", "--eee", str(tmp_path))
+    assert code == 0, err
+    record = json.loads(pathlib_of(out.strip()).read_text())
+    assert list(eee_validators()["eval"].iter_errors(record)) == []
+    table = json.loads(mctaco_table.read_text())
+    cell = table["rows"][0]["metrics"]["em"]
+    em = record["evaluation_results"][0]["score_details"]
+    assert em["score"] == cell["value"]
+    assert em["uncertainty"]["confidence_interval"] == {"lower": cell["low"], "upper": cell["high"],
+                                                       "method": "percentile bootstrap over items",
+                                                       "confidence_level": 0.95}
+    assert (em["uncertainty"]["num_bootstrap_samples"], em["uncertainty"]["num_samples"]) == (200, 1332)
+    assert em["details"]["bootstrap_seed"] == "12345"
+
+
+def test_a_draft_eval_yaml_names_the_registry_tasks(capsys, tmp_path):
+    path, _ = single_run(capsys, tmp_path, "webnlg")
+    assert run(capsys, "export", "webnlg", str(path), "--eval-yaml", str(tmp_path / "ds"))[0] == 0
+    draft = yaml.safe_load((tmp_path / "ds" / "eval.yaml").read_text())
+    assert [task["id"] for task in draft["tasks"]] == list(benchscore.benchmark("webnlg").table.task_ids.values())
+
+
+@pytest.fixture
+def hub():
+    server = FakeUploadHub(["me/model"]).start()
+    yield server
+    server.stop()
+
+
+def push(hub, *argv):
+    env = {**os.environ, "HF_ENDPOINT": hub.url, "HF_TOKEN": "hf_SECRETtoken0123456789", "HF_HUB_OFFLINE": "0"}
+    return subprocess.run([sys.executable, "-m", "benchscore", "export", *argv], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_push_uploads_the_eval_results_file_to_the_fake_hub(mctaco_table, hub, tmp_path):
+    done = push(hub, "mctaco", str(mctaco_table), "--system", "BERT", "--push", "me/model", "--create-pr",
+                "--eval-results", str(tmp_path), "--date", "2026-12-02")
+    assert done.returncode == 0, done.stderr
+    (commit,) = hub.commits
+    assert commit["repo"] == "me/model" and commit["create_pr"] and commit["authorization"].startswith("Bearer ")
+    assert commit["files"] == {".eval_results/mctaco.yaml": (tmp_path / ".eval_results" / "mctaco.yaml").read_bytes()}
+    assert done.stdout.splitlines()[-1] == f"{hub.url}/me/model/discussions/1"
+    assert "SECRET" not in done.stdout + done.stderr
+
+
+def test_push_to_a_missing_repository_is_one_line_without_the_token(mctaco_table, hub):
+    done = push(hub, "mctaco", str(mctaco_table), "--system", "BERT", "--push", "me/nothing")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "--push me/nothing: no such model repository" in done.stderr and "SECRET" not in done.stderr
+    assert hub.commits == []
+
+
+@pytest.mark.parametrize("edit, extra, words", [
+    (lambda r: r, ["--system", "nobody"], "the table has no system 'nobody'; expected one of BERT, RoBERTa"),
+    (lambda r: r, [], "the table has 2 systems (BERT, RoBERTa); expected --system NAME"),
+    (lambda r: {**r, "signature": r["signature"].replace("benchscore:0.1.0", "benchscore:9.9.9")}, ["--system", "BERT"],
+     "the result was made by benchscore 9.9.9; expected 0.1.0"),
+    (lambda r: {**r, "signature": "webnlg_rdf|version:1.0.0|benchscore:0.1.0"}, ["--system", "BERT"],
+     "the result is of 'webnlg_rdf'; expected a mctaco result"),
+    (lambda r: [r], [], "found list; expected a JSON object"),
+    (lambda r: {**r, "rows": [{**r["rows"][0], "metrics": {"em": {"value": "high"}}}]}, [],
+     "em's value is 'high'; expected a number"),
+])
+def test_a_result_that_is_not_this_benchmarks_is_refused_and_nothing_is_written(edit, extra, words, mctaco_table,
+                                                                                  capsys, tmp_path):
+    broken = tmp_path / "result.json"
+    broken.write_text(json.dumps(edit(json.loads(mctaco_table.read_text()))), encoding="utf-8")
+    code, _, err = run(capsys, "export", "mctaco", str(broken), *extra, "--eval-results", str(tmp_path / "out"))
+    assert code == 2 and err.count("\n") == 1 and f"{broken}:1: " in err and words in err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("argv, words", [
+    ([], "nothing to export; expected --eval-results DIR"),
+    (["--eee", "x", "--create-pr"], "--create-pr opens a pull request on --push's repository"),
+    (["--eee", "x", "--date", "yesterday"], "--date 'yesterday': expected an ISO 8601 date"),
+    (["--eee", "/dev/null/x"], "/dev/null is a file; expected a folder to write into"),
+])
+def test_bad_export_options_get_one_line(argv, words, mctaco_table, capsys):
+    code, _, err = run(capsys, "export", "mctaco", str(mctaco_table), *argv)
+    assert code == 2 and err.count("\n") == 1 and words in err
+
+
+def test_a_benchmark_without_a_hub_dataset_says_so(capsys, tmp_path):
+    path, _ = single_run(capsys, tmp_path, "tsver")
+    code, _, err = run(capsys, "export", "tsver", str(path), "--eval-results", str(tmp_path / "o"))
+    assert code == 2 and "tsver has no Hub dataset to attach evaluation results to" in err
+    assert not (tmp_path / "o").exists()
