@@ -23,6 +23,34 @@ TOOLS = {
 }
 
 
+def _compare_command(parser, name, module):
+    module.add_compare_arguments(parser)
+    parser.set_defaults(run=module.run_compare)
+
+
+def _table_command(parser, name, module):
+    module.add_compare_arguments(parser)
+    table.add_table_options(parser)
+    parser.set_defaults(run=lambda args: table.report(args, BENCHMARKS[name], module.systems(args)))
+
+
+def _export_command(parser, name, module):
+    export.add_arguments(parser)
+    parser.set_defaults(run=lambda args: export.run(args, BENCHMARKS[name]))
+
+
+# commands with one sub-command per benchmark: name -> (one-line help, how the chosen one is built from
+# the benchmark's cli module, the check of its options that runs before any file is read)
+PER_BENCHMARK = {
+    "compare": ("bootstrap intervals of one system, or paired significance of two on the same gold",
+                _compare_command, compare.check_arguments),
+    "table": ("several systems against one gold file as a paper table: intervals, p-values against a baseline",
+              _table_command, table.check_arguments),
+    "export": ("a saved result as the Hub's .eval_results YAML, an Every Eval Ever record, a draft eval.yaml",
+               _export_command, export.check_arguments),
+}
+
+
 def build_parser(command=None, bench=None):
     """The parser; only the named command's module is imported (a heavy or broken one stays out of the way)."""
     parser = argparse.ArgumentParser(prog="benchscore", description="Official benchmark scores, fast.")
@@ -34,35 +62,13 @@ def build_parser(command=None, bench=None):
             module = importlib.import_module(module_name)
             module.add_arguments(command_parser)
             command_parser.set_defaults(run=module.run)
-    compare_help = "bootstrap intervals of one system, or paired significance of two on the same gold"
-    compare = sub.add_parser("compare", help=compare_help, description=compare_help)
-    benches = compare.add_subparsers(dest="bench", metavar="BENCH", required=True)
-    for name, (folder, _) in COMMANDS.items():
-        bench_parser = benches.add_parser(name, help=f"{name}: {compare_help}", description=f"{name}: {compare_help}")
-        if command == "compare" and name == bench:
-            module = importlib.import_module(f"benchscore.{folder}.cli")
-            module.add_compare_arguments(bench_parser)
-            bench_parser.set_defaults(run=module.run_compare)
-    table_help = "several systems against one gold file as a paper table: intervals, p-values against a baseline"
-    tables = sub.add_parser("table", help=table_help, description=table_help)
-    benches = tables.add_subparsers(dest="bench", metavar="BENCH", required=True)
-    for name, (folder, _) in COMMANDS.items():
-        bench_parser = benches.add_parser(name, help=f"{name}: {table_help}", description=f"{name}: {table_help}")
-        if command == "table" and name == bench:
-            module = importlib.import_module(f"benchscore.{folder}.cli")
-            module.add_compare_arguments(bench_parser)
-            table.add_table_options(bench_parser)
-            benchmark = BENCHMARKS[name]
-            bench_parser.set_defaults(run=lambda args, module=module, benchmark=benchmark:
-                                      table.report(args, benchmark, module.systems(args)))
-    export_help = "a saved result as the Hub's .eval_results YAML, an Every Eval Ever record, a draft eval.yaml"
-    exports = sub.add_parser("export", help=export_help, description=export_help)
-    benches = exports.add_subparsers(dest="bench", metavar="BENCH", required=True)
-    for name in COMMANDS:
-        bench_parser = benches.add_parser(name, help=f"{name}: {export_help}", description=f"{name}: {export_help}")
-        if command == "export" and name == bench:
-            export.add_arguments(bench_parser)
-            bench_parser.set_defaults(run=lambda args, benchmark=BENCHMARKS[name]: export.run(args, benchmark))
+    for tool, (help_text, build, _) in PER_BENCHMARK.items():
+        benches = sub.add_parser(tool, help=help_text, description=help_text).add_subparsers(
+            dest="bench", metavar="BENCH", required=True)
+        for name, (folder, _) in COMMANDS.items():
+            bench_parser = benches.add_parser(name, help=f"{name}: {help_text}", description=f"{name}: {help_text}")
+            if command == tool and name == bench:
+                build(bench_parser, name, importlib.import_module(f"benchscore.{folder}.cli"))
     return parser
 
 
@@ -70,12 +76,8 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser(*argv[:2]).parse_args(argv)
     try:
-        if args.command == "compare":
-            compare.check_arguments(args)
-        elif args.command == "table":
-            table.check_arguments(args)
-        elif args.command == "export":
-            export.check_arguments(args)
+        if args.command in PER_BENCHMARK:
+            PER_BENCHMARK[args.command][2](args)
         return args.run(args)
     except OSError as err:  # "FILE: No such file or directory", not Python's "[Errno 2] ..." repr
         where = f"{err.filename}: " if err.filename else ""

@@ -203,9 +203,26 @@ def eee_record(result: dict, bench: Benchmark, model: str, date: str, source: st
 
 
 def _eee_result(result, bench, key, numbers, source_data, date):
-    signature = result["signature"]
-    details = {"signature": str(signature)}
-    uncertainty = {}
+    details = {"signature": str(result["signature"])}
+    if "low" in numbers and result.get("seed") is not None:
+        details["bootstrap_seed"] = str(result["seed"])
+    score = {"score": numbers["value"], "details": details}
+    uncertainty = _uncertainty(result, numbers)
+    if uncertainty:
+        score["uncertainty"] = uncertainty
+    metric = {"evaluation_description": f"{bench.title}: {bench.scores}", "metric_id": f"{bench.name}.{key}",
+              "metric_name": bench.table.label(key), "metric_unit": "proportion", "lower_is_better": False,
+              "score_type": "continuous", "min_score": 0, "max_score": 1}
+    judge = result["signature"].fields.get("judge")
+    if judge and judge != "none" and key.startswith("ev2r"):
+        metric["llm_scoring"] = _llm_scoring(judge)
+    return {"evaluation_result_id": f"{bench.name}.{key}", "evaluation_name": f"{bench.title}: {bench.table.label(key)}",
+            "source_data": source_data, "evaluation_timestamp": date, "metric_config": metric, "score_details": score}
+
+
+def _uncertainty(result: dict, numbers: dict) -> dict:
+    """EEE's uncertainty fields: our interval (level, method, resamples) and the item count."""
+    uncertainty: dict[str, Any] = {}
     if "low" in numbers and "high" in numbers:
         interval = {"lower": numbers["low"], "upper": numbers["high"], "method": "percentile bootstrap over items"}
         if result.get("level") is not None:
@@ -213,24 +230,18 @@ def _eee_result(result, bench, key, numbers, source_data, date):
         uncertainty["confidence_interval"] = interval
         if result.get("n_resamples") is not None:
             uncertainty["num_bootstrap_samples"] = int(result["n_resamples"])
-        if result.get("seed") is not None:
-            details["bootstrap_seed"] = str(result["seed"])
     if result.get("n_items") is not None:
         uncertainty["num_samples"] = int(result["n_items"])
-    score = {"score": numbers["value"], "details": details}
-    if uncertainty:
-        score["uncertainty"] = uncertainty
-    metric = {"evaluation_description": f"{bench.title}: {bench.scores}", "metric_id": f"{bench.name}.{key}",
-              "metric_name": bench.table.label(key), "metric_unit": "proportion", "lower_is_better": False,
-              "score_type": "continuous", "min_score": 0, "max_score": 1}
-    judge = signature.fields.get("judge")
-    if judge and judge != "none" and key.startswith("ev2r"):
-        metric["llm_scoring"] = {"judges": [{"model_info": {"name": judge, "id": judge, "additional_details": {
-            "deployment_type": "unknown", "model_availability": "unknown"}}}],
+    return uncertainty
+
+
+def _llm_scoring(judge: str) -> dict:
+    """EEE's LLM-scoring fields for a judged metric: the judge as its signature names it."""
+    model = {"name": judge, "id": judge, "additional_details": {"deployment_type": "unknown",
+                                                                 "model_availability": "unknown"}}
+    return {"judges": [{"model_info": model}],
             "input_prompt": "the benchmark's official judge prompt (see its card; the signature names the protocol)",
             "additional_details": {"judge_signature": judge}}
-    return {"evaluation_result_id": f"{bench.name}.{key}", "evaluation_name": f"{bench.title}: {bench.table.label(key)}",
-            "source_data": source_data, "evaluation_timestamp": date, "metric_config": metric, "score_details": score}
 
 
 # ------------------------------------------------------------------ a draft eval.yaml
@@ -264,13 +275,17 @@ def check_arguments(args) -> None:
         if directory is not None:
             _check_folder(directory)
     if args.date is not None:
-        from datetime import datetime
+        _check_date(args.date)
 
-        try:
-            datetime.fromisoformat(args.date.replace("Z", "+00:00"))
-        except ValueError:
-            raise ValueError(f"--date {args.date!r}: expected an ISO 8601 date or time (e.g. 2026-12-02 or "
-                             "2026-12-02T10:00:00Z)") from None
+
+def _check_date(date: str) -> None:
+    from datetime import datetime
+
+    try:
+        datetime.fromisoformat(date.replace("Z", "+00:00"))
+    except ValueError:
+        raise ValueError(f"--date {date!r}: expected an ISO 8601 date or time (e.g. 2026-12-02 or "
+                         "2026-12-02T10:00:00Z)") from None
 
 
 def _check_folder(directory: str) -> None:
@@ -286,32 +301,35 @@ def _check_folder(directory: str) -> None:
 def run(args, bench: Benchmark) -> int:
     result = read_result(args.result, bench, args.system)
     date = args.date or time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    written = []
-    yaml_text = ""
-    if args.eval_results or args.push:
-        yaml_text = eval_results_yaml(result, bench, date, args.source, args.source_name)
-    if args.eval_results:
-        path = eval_results_path(args.eval_results, bench)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        write_atomically(path, yaml_text)
-        written.append(path)
-    if args.eee:
-        model = args.model or args.push or result["system"] or "unknown"
-        record = eee_record(result, bench, model, date, args.source)
-        os.makedirs(args.eee, exist_ok=True)
-        path = os.path.join(args.eee, f"{bench.name}_{uuid.uuid4()}.json")
-        write_atomically(path, json.dumps(record, indent=2, ensure_ascii=False) + "\n")
-        written.append(path)
-    if args.eval_yaml:
-        os.makedirs(args.eval_yaml, exist_ok=True)
-        path = os.path.join(args.eval_yaml, "eval.yaml")
-        write_atomically(path, eval_yaml(bench))
-        written.append(path)
+    yaml_text = eval_results_yaml(result, bench, date, args.source, args.source_name) \
+        if args.eval_results or args.push else ""
+    written = [_write(path, text) for path, text in _files(args, bench, result, date, yaml_text)]
     if args.push:
         written.append(push(args.push, bench, yaml_text, args.create_pr))
     for path in written:
         print(path)
     return 0
+
+
+def _files(args, bench: Benchmark, result: dict, date: str, yaml_text: str) -> list[tuple[str, str]]:
+    """(path, text) of each file the options ask for, all made before any is written."""
+    files = []
+    if args.eval_results:
+        files.append((eval_results_path(args.eval_results, bench), yaml_text))
+    if args.eee:
+        record = eee_record(result, bench, args.model or args.push or result["system"] or "unknown", date, args.source)
+        files.append((os.path.join(args.eee, f"{bench.name}_{uuid.uuid4()}.json"),
+                      json.dumps(record, indent=2, ensure_ascii=False) + "\n"))
+    if args.eval_yaml:
+        files.append((os.path.join(args.eval_yaml, "eval.yaml"), eval_yaml(bench)))
+    return files
+
+
+def _write(path: str, text: str) -> str:
+    """`text` into `path` (its folder made if missing), whole or not at all; the path."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    write_atomically(path, text)
+    return path
 
 
 def push(repo_id: str, bench: Benchmark, yaml_text: str, create_pr: bool) -> str:

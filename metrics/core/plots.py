@@ -78,26 +78,10 @@ def forest(table: dict, bench: Benchmark, path: str, alpha: float = 0.05) -> Non
     width = WIDTH_PER_PANEL * len(keys) + 1.5
     height = HEIGHT_PER_ROW * (len(rows) + len(others)) + 1.6 * n_rows + 0.8
     fig, axes = plt.subplots(n_rows, len(keys), figsize=(width, height), squeeze=False)
-    scale = bench.table.scale
-    unit = " (x100)" if scale == 100 else ""
     for column, key in enumerate(keys):
-        label = table["metrics"][key]
-        _intervals(axes[0][column], [(row["system"], row["metrics"][key]) for row in rows], scale, alpha)
-        axes[0][column].set_title(label, fontsize=9)
-        axes[0][column].set_xlabel(f"{label}{unit}, {table['level']:.0%} interval", fontsize=8)
-        if others:
-            cells = [(row["system"], row["metrics"][key]["difference"] | {"p_value": row["metrics"][key]["p_value"]})
-                     for row in others]
-            ax = axes[1][column]
-            _intervals(ax, cells, scale, alpha)
-            ax.axvline(0, color="grey", linewidth=0.8, linestyle="--")
-            ax.set_title(f"{label}: difference from {table['baseline']}", fontsize=9)
-            ax.set_xlabel(f"system - baseline{unit}", fontsize=8)
-    for row_axes in axes:
-        for column, ax in enumerate(row_axes):
-            ax.tick_params(labelsize=7)
-            if column:
-                ax.set_yticklabels([])
+        _forest_column([row[column] for row in axes], table, key, bench.table.scale, others, alpha)
+    for ax in (ax for row in axes for ax in row[1:]):
+        ax.set_yticklabels([])
     caption = f"{bench.title}. * p < {alpha} ({table['test']} test). Signature: {table['signature']}"
     fig.tight_layout(rect=(0, 0.1 if n_rows == 1 else 0.06, 1, 1))
     _caption(fig, caption, width)
@@ -105,22 +89,43 @@ def forest(table: dict, bench: Benchmark, path: str, alpha: float = 0.05) -> Non
     plt.close(fig)
 
 
+def _forest_column(axes, table: dict, key: str, scale: float, others: list, alpha: float) -> None:
+    """One metric's panels: the values, then (with other systems) the differences from the baseline."""
+    label, unit = table["metrics"][key], " (x100)" if scale == 100 else ""
+    _intervals(axes[0], [(row["system"], row["metrics"][key]) for row in table["rows"]], scale, alpha)
+    axes[0].set_title(label, fontsize=9)
+    axes[0].set_xlabel(f"{label}{unit}, {table['level']:.0%} interval", fontsize=8)
+    if others:
+        cells = [(row["system"], row["metrics"][key]["difference"] | {"p_value": row["metrics"][key]["p_value"]})
+                 for row in others]
+        _intervals(axes[1], cells, scale, alpha)
+        axes[1].axvline(0, color="grey", linewidth=0.8, linestyle="--")
+        axes[1].set_title(f"{label}: difference from {table['baseline']}", fontsize=9)
+        axes[1].set_xlabel(f"system - baseline{unit}", fontsize=8)
+    for ax in axes:
+        ax.tick_params(labelsize=7)
+
+
+def _scaled(cell: dict, scale: float) -> tuple:
+    return tuple(None if cell.get(k) is None else cell[k] * scale for k in ("value", "low", "high"))
+
+
 def _intervals(ax, cells, scale: float, alpha: float) -> None:
     """Horizontal points with interval bars, the first cell on top; a `*` beside a marked one."""
-    names = [name for name, _ in cells][::-1]
     cells = cells[::-1]
     for y, (_, cell) in enumerate(cells):
-        value, low, high = (None if cell[k] is None else cell[k] * scale for k in ("value", "low", "high"))
+        value, low, high = _scaled(cell, scale)
         if value is None:
             continue
         if low is not None and high is not None:
             ax.plot([low, high], [y, y], color="tab:blue", linewidth=2)
         ax.plot([value], [y], "o", color="tab:blue", markersize=4)
-        if cell.get("p_value") is not None and cell["p_value"] < alpha:
+        marked = cell.get("p_value") is not None and cell["p_value"] < alpha
+        if marked:
             ax.annotate("*", (high if high is not None else value, y), xytext=(3, -3), textcoords="offset points")
-    ax.set_yticks(range(len(names)))
-    ax.set_yticklabels(names)
-    ax.set_ylim(-0.7, len(names) - 0.3)
+    ax.set_yticks(range(len(cells)))
+    ax.set_yticklabels([name for name, _ in cells])
+    ax.set_ylim(-0.7, len(cells) - 0.3)
 
 
 def slices(result: dict, bench: Benchmark, path: str) -> None:
@@ -134,23 +139,29 @@ def slices(result: dict, bench: Benchmark, path: str) -> None:
     width = max(5.0, 1.2 + 0.55 * max(len(result[name]) for name, _ in found) * len(found[0][1]))
     fig, axes = plt.subplots(len(found), 1, figsize=(width, 2.9 * len(found) + 0.6), squeeze=False)
     for ax, (name, pairs) in zip((row[0] for row in axes), found):
-        groups = list(result[name])
-        bar = 0.8 / len(pairs)
-        for offset, (key, label) in enumerate(pairs):
-            values = [_at(result[name][group], key) for group in groups]
-            positions = [i + (offset - (len(pairs) - 1) / 2) * bar for i in range(len(groups))]
-            ax.bar(positions, [0 if v is None else v for v in values], width=bar, label=label)
-        ax.set_xticks(range(len(groups)))
-        ax.set_xticklabels([str(g) for g in groups], rotation=30, ha="right", fontsize=7)
-        ax.set_ylim(0, 1)
-        ax.set_ylabel("score", fontsize=8)
-        ax.set_xlabel(name.replace("extension_per_", "per ").replace("by_", "by ").replace("_", " "), fontsize=8)
-        ax.set_title(f"{bench.title}: {', '.join(label for _, label in pairs)} {ax.get_xlabel()}", fontsize=9)
-        ax.legend(fontsize=7)
+        _slice_panel(ax, bench, name, pairs, result[name])
     fig.tight_layout(rect=(0, 0.08, 1, 1))
     _caption(fig, f"Signature: {result.get('signature', '')}", width)
     _save(fig, path)
     plt.close(fig)
+
+
+def _slice_panel(ax, bench: Benchmark, name: str, pairs: tuple, cells: dict) -> None:
+    """One slicing's bars: a group of bars (one per metric) for each slice."""
+    groups = list(cells)
+    bar = 0.8 / len(pairs)
+    for offset, (key, label) in enumerate(pairs):
+        values = [_at(cells[group], key) for group in groups]
+        positions = [i + (offset - (len(pairs) - 1) / 2) * bar for i in range(len(groups))]
+        ax.bar(positions, [0 if v is None else v for v in values], width=bar, label=label)
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels([str(g) for g in groups], rotation=30, ha="right", fontsize=7)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("score", fontsize=8)
+    axis = name.replace("extension_per_", "per ").replace("by_", "by ").replace("_", " ")
+    ax.set_xlabel(axis, fontsize=8)
+    ax.set_title(f"{bench.title}: {', '.join(label for _, label in pairs)} {axis}", fontsize=9)
+    ax.legend(fontsize=7)
 
 
 def _at(cell: dict, key: str):

@@ -94,16 +94,11 @@ def build(bench: Benchmark, names: Sequence[str], systems: Systems, n_resamples:
     [{"system", "metrics": {key: {"value", "low", "high", "p_value"}}}], "attestation"}."""
     options = (n_resamples, seed, level)
     baseline = baseline or names[0]
-    base = list(names).index(baseline)
     intervals = [systems.intervals(stats, *options) for stats in systems.stats]
     keys = [key for key in bench.table.keys if all(key in found for found in intervals)]
     if not keys:
         raise ValueError(f"no headline metric of {bench.name} ({', '.join(bench.table.keys)}) is in the results")
-    rows = []
-    for index, (name, found) in enumerate(zip(names, intervals)):
-        paired = None if index == base else systems.paired(systems.stats[base], systems.stats[index], *options)
-        rows.append({"system": name, "n_items": len(systems.stats[index]),
-                     "metrics": {key: _cell(found[key], paired, key, test) for key in keys}})
+    rows = _rows(names, systems, intervals, keys, list(names).index(baseline), options, test)
     table = {"benchmark": bench.name, "signature": extended(systems.signature, signature_fields(*options)),
              "baseline": baseline, "test": test, "level": level, "n_resamples": n_resamples, "seed": seed,
              "metrics": {key: bench.table.label(key) for key in keys}, "rows": rows}
@@ -111,6 +106,16 @@ def build(bench: Benchmark, names: Sequence[str], systems: Systems, n_resamples:
               "others": {str(path): sha256_of(path) for path in systems.inputs[1:]}}
     table["attestation"] = {"inputs": inputs, "table_sha256": _digest(table)}
     return table
+
+
+def _rows(names, systems, intervals, keys, base, options, test):
+    """One row per system: its cells, each with the paired test against the baseline (row `base`)."""
+    rows = []
+    for index, (name, found) in enumerate(zip(names, intervals)):
+        paired = None if index == base else systems.paired(systems.stats[base], systems.stats[index], *options)
+        rows.append({"system": name, "n_items": len(systems.stats[index]),
+                     "metrics": {key: _cell(found[key], paired, key, test) for key in keys}})
+    return rows
 
 
 def _cell(found: dict, paired: dict | None, key: str, test: str) -> dict:
