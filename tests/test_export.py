@@ -205,3 +205,48 @@ def test_a_benchmark_without_a_hub_dataset_says_so(capsys, tmp_path):
     code, _, err = run(capsys, "export", "tsver", str(path), "--eval-results", str(tmp_path / "o"))
     assert code == 2 and "tsver has no Hub dataset to attach evaluation results to" in err
     assert not (tmp_path / "o").exists()
+
+
+def example_files(bench):
+    folder = METRICS / benchscore.benchmark(bench).folder / "examples"
+    return {"mctaco": ("example.tsv", "example_predictions.txt"), "tempbench": ("questions.jsonl", "evidence.jsonl"),
+            "webnlg": ("refs.xml", "cands.xml"), "tsver": ("gold.jsonl", "predictions.jsonl")}[bench], folder
+
+
+@pytest.mark.parametrize("bench", ["mctaco", "tempbench", "webnlg", "tsver"])
+def test_instance_records_validate_and_are_referenced_by_checksum(bench, capsys, tmp_path):
+    import hashlib
+    import re
+
+    path, result = single_run(capsys, tmp_path, bench)
+    (gold, predictions), folder = example_files(bench)
+    code, out, err = run(capsys, "export", bench, str(path), "--eee", str(tmp_path / "eee"), "--model", "org/m",
+                         "--gold", str(folder / gold), "--predictions", str(folder / predictions))
+    assert code == 0, err
+    aggregate, samples = map(pathlib_of, out.split())
+    record = json.loads(aggregate.read_text())
+    validators = eee_validators()
+    assert list(validators["eval"].iter_errors(record)) == []
+    detail = record["detailed_evaluation_results"]
+    assert re.fullmatch(validators["eval"].schema["properties"]["detailed_evaluation_results"]["properties"]
+                        ["file_path"]["pattern"], detail["file_path"])
+    assert (tmp_path / "eee" / detail["file_path"]) == samples
+    assert detail["checksum"] == hashlib.sha256(samples.read_bytes()).hexdigest()
+    lines = [json.loads(line) for line in samples.read_text().splitlines()]
+    assert len(lines) == detail["total_rows"] > 0
+    for line in lines:
+        assert list(validators["instance_level_eval"].iter_errors(line)) == [], line["sample_id"]
+        assert line["evaluation_id"] == record["evaluation_id"] and line["model_id"] == "org/m"
+    if bench == "mctaco":  # the per-question scores average to the run's numbers
+        assert sum(line["evaluation"]["score"] for line in lines) / len(lines) == pytest.approx(result["f1"])
+        assert sum(line["evaluation"]["is_correct"] for line in lines) / len(lines) == result["em"]
+
+
+def test_instance_records_of_other_files_than_the_results_are_refused(mctaco_table, capsys, tmp_path):
+    (gold, predictions), folder = example_files("mctaco")
+    code, _, err = run(capsys, "export", "mctaco", str(mctaco_table), "--system", "BERT", "--eee", str(tmp_path / "e"),
+                       "--gold", str(folder / gold), "--predictions", str(folder / predictions))
+    assert code == 2 and "give 5 items, but the result was scored on 1332" in err and not (tmp_path / "e").exists()
+    code, _, err = run(capsys, "export", "mctaco", str(mctaco_table), "--system", "BERT", "--eval-results",
+                       str(tmp_path), "--gold", str(folder / gold))
+    assert code == 2 and "--gold and --predictions give --eee its per-item records" in err

@@ -9,7 +9,10 @@ one with `--system`) or what `benchscore <bench> --json` prints (one system). Fr
   of the benchmark's registry record, the dataset revision where the signature records it, a
   quoted ISO date, `source` when given and the signature in `notes`;
 - `--eee DIR`: an Every Eval Ever aggregate record (schema 0.3.0), our interval, resample count,
-  seed and item count in its uncertainty fields, a judge's settings in its LLM-scoring fields;
+  seed and item count in its uncertainty fields, a judge's settings in its LLM-scoring fields; with
+  `--gold` and `--predictions` (the files the result was scored on) also its per-item instance
+  records (`files.instances`: each item's input, reference, output and score), laid out as EEE's
+  datastore lays them out (`data/<benchmark>/<developer>/<model>/<uuid>.json` and `_samples.jsonl`);
 - `--eval-yaml DIR`: a draft `eval.yaml` a benchmark's owner could add to its Hub dataset;
 - `--push REPO` (`--create-pr`): uploads the `.eval_results` file to a model repository with
   `huggingface_hub` (its token from the environment, never printed).
@@ -17,8 +20,11 @@ one with `--system`) or what `benchscore <bench> --json` prints (one system). Fr
 Every file is written whole or not at all (a temporary file, then a rename).
 """
 
+import hashlib
+import importlib
 import json
 import os
+import re
 import sys
 import time
 import uuid
@@ -45,6 +51,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--source", metavar="URL", help="where the evaluation can be seen (the entries' source)")
     parser.add_argument("--source-name", help="the source's display name")
     parser.add_argument("--date", help="when the evaluation ran, ISO 8601 (default: now, UTC)")
+    parser.add_argument("--gold", help="with --eee: the gold file the result was scored on, for per-item records")
+    parser.add_argument("--predictions", help="with --eee: the system's prediction file, for per-item records")
 
 
 # ------------------------------------------------------------------ reading a saved result
@@ -266,14 +274,26 @@ def eval_yaml(bench: Benchmark) -> str:
 # ------------------------------------------------------------------ the command
 
 
+# (an option given, the option it needs, the message): options that mean nothing alone
+_NEEDS = (("create_pr", "push", "--create-pr opens a pull request on --push's repository; expected --push REPO too"),
+          ("gold", "eee", "--gold and --predictions give --eee its per-item records; expected --eee DIR too"),
+          ("predictions", "eee", "--gold and --predictions give --eee its per-item records; expected --eee DIR too"))
+
+
 def check_arguments(args) -> None:
+    """The export's options checked before the result is read."""
     if not (args.eval_results or args.eee or args.eval_yaml or args.push):
         raise ValueError("nothing to export; expected --eval-results DIR, --eee DIR, --eval-yaml DIR or --push REPO")
-    if args.create_pr and not args.push:
-        raise ValueError("--create-pr opens a pull request on --push's repository; expected --push REPO too")
-    for directory in (args.eval_results, args.eee, args.eval_yaml):
-        if directory is not None:
-            _check_folder(directory)
+    missing = next((message for given, needed, message in _NEEDS if getattr(args, given) and not getattr(args, needed)),
+                   None)
+    if missing:
+        raise ValueError(missing)
+    _check_places_and_date(args)
+
+
+def _check_places_and_date(args) -> None:
+    for directory in filter(None, (args.eval_results, args.eee, args.eval_yaml)):
+        _check_folder(directory)
     if args.date is not None:
         _check_date(args.date)
 
@@ -317,12 +337,58 @@ def _files(args, bench: Benchmark, result: dict, date: str, yaml_text: str) -> l
     if args.eval_results:
         files.append((eval_results_path(args.eval_results, bench), yaml_text))
     if args.eee:
-        record = eee_record(result, bench, args.model or args.push or result["system"] or "unknown", date, args.source)
-        files.append((os.path.join(args.eee, f"{bench.name}_{uuid.uuid4()}.json"),
-                      json.dumps(record, indent=2, ensure_ascii=False) + "\n"))
+        files += eee_files(args, bench, result, date)
     if args.eval_yaml:
         files.append((os.path.join(args.eval_yaml, "eval.yaml"), eval_yaml(bench)))
     return files
+
+
+def eee_files(args, bench: Benchmark, result: dict, date: str) -> list[tuple[str, str]]:
+    """The EEE aggregate record (and, with --gold and --predictions, its instance records) as (path, text)."""
+    model = args.model or args.push or result["system"] or "unknown"
+    record = eee_record(result, bench, model, date, args.source)
+    developer, _, name = model.rpartition("/")
+    folder = "/".join(["data", bench.name, _safe(developer or "unknown"), _safe(name)])
+    run_id = str(uuid.uuid4())
+    files = []
+    if args.gold or args.predictions:
+        samples = instance_records(args, bench, result, record, model)
+        text = "".join(json.dumps(s, ensure_ascii=False) + "\n" for s in samples)
+        relative = f"{folder}/{run_id}_samples.jsonl"
+        record["detailed_evaluation_results"] = {
+            "format": "jsonl", "file_path": relative, "hash_algorithm": "sha256", "total_rows": len(samples),
+            "checksum": hashlib.sha256(text.encode("utf-8")).hexdigest()}
+        files.append((os.path.join(args.eee, *relative.split("/")), text))
+    files.insert(0, (os.path.join(args.eee, *folder.split("/"), f"{run_id}.json"),
+                     json.dumps(record, indent=2, ensure_ascii=False) + "\n"))
+    return files
+
+
+def _safe(part: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]", "_", part) or "unknown"
+
+
+def instance_records(args, bench: Benchmark, result: dict, record: dict, model: str) -> list[dict]:
+    """EEE instance records from the benchmark's `files.instances` of --gold and --predictions."""
+    if not (args.gold and args.predictions):
+        raise ValueError("per-item records need both --gold and --predictions (the files the result was scored on)")
+    files = importlib.import_module(f"benchscore.{benchscore.benchmark(bench.name).folder}.files")
+    if not hasattr(files, "instances"):
+        raise ValueError(f"{bench.name} has no per-item records (its files.py defines no `instances`)")
+    items = files.instances(args.gold, args.predictions)
+    if result.get("n_items") is not None and len(items) != result["n_items"]:
+        raise ValueError(f"--gold and --predictions give {len(items)} items, but the result was scored on "
+                         f"{result['n_items']}; expected the files the result was scored on")
+    first = record["evaluation_results"][0]
+    return [{"schema_version": EEE_SCHEMA_VERSION, "evaluation_id": record["evaluation_id"], "model_id": model,
+             "evaluation_name": first["evaluation_name"], "evaluation_result_id": first["evaluation_result_id"],
+             "sample_id": item["sample_id"], "interaction_type": "single_turn",
+             "input": {"raw": item["input"], "reference": item["reference"]}, "output": {"raw": item["output"]},
+             "answer_attribution": [{"turn_idx": 0, "source": "output.raw", "extracted_value": "\n".join(item["output"]),
+                                     "extraction_method": f"benchscore {bench.name} (official scorer)",
+                                     "is_terminal": True}],
+             "evaluation": {"score": item["score"], "is_correct": item["is_correct"]}, "metadata": item["metadata"]}
+            for item in items]
 
 
 def _write(path: str, text: str) -> str:

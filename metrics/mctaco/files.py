@@ -73,3 +73,21 @@ def score_files(gold_path: str | os.PathLike, predictions_path: str | os.PathLik
     if warnings:
         result["warnings"] = warnings
     return result
+
+
+def instances(gold_path: str | os.PathLike, predictions_path: str | os.PathLike) -> list[dict]:
+    """One record per question, for per-item exports: its text, the gold and the predicted "yes" answers,
+    its F1 and whether every candidate is right (the official EM)."""
+    rows, predicted = read_references(gold_path), read_predictions(predictions_path)
+    stats = file_stats(gold_path, predictions_path)
+    answers: dict[str, tuple[list, list]] = {}
+    for row, yes in zip(rows, predicted):
+        gold, chosen = answers.setdefault(scoring.question_key(row["sentence"], row["question"]), ([], []))
+        if row["label"] == "yes":
+            gold.append(row["answer"])
+        if yes:
+            chosen.append(row["answer"])
+    return [{"sample_id": f"question-{index}", "input": q.key, "reference": answers[q.key][0],
+             "output": answers[q.key][1], "score": q.f1, "is_correct": q.exact_match,
+             "metadata": {"category": str(q.category), "candidates": str(q.n_candidates)}}
+            for index, q in enumerate(stats)]

@@ -239,3 +239,22 @@ def score_files(questions_path: str | os.PathLike, evidence_path: str | os.PathL
     result = scoring.summarize(stream, by, space=space, top_k=top_k, dedup=dedup, functional_ids=functional_ids)
     sig = result.pop("signature").plus(data.signature_fields(questions_path))
     return dict(result, n_evidence_unused=counts["n_evidence_unused"], signature=sig)
+
+
+def _triple_text(triple: dict) -> str:
+    return f"{triple.get('s')} | {triple.get('r')} | {triple.get('o')}"
+
+
+def instances(questions_path: str | os.PathLike, evidence_path: str | os.PathLike) -> list[dict]:
+    """One record per question, for per-item exports: its text, the gold triples (S*) and the
+    retrieved ones, its TRP (0 where nothing was retrieved, TRP being undefined there: the metadata
+    says so) and whether its CCR is 1."""
+    questions = {q["id"]: q for q in read_references(questions_path)}
+    evidence = read_predictions(evidence_path)
+    return [{"sample_id": str(s.id), "input": questions[s.id]["question"],
+             "reference": [_triple_text(t) for t in questions[s.id]["S_star"]],
+             "output": [_triple_text(t) for t in evidence.get(s.id, [])], "score": float(s.trp or 0.0),
+             "is_correct": s.ccr == 1, "metadata": {"complexity": str(s.complexity), "operator": str(s.operator),
+                                                   "trp": "undefined (nothing retrieved)" if s.trp is None
+                                                   else repr(s.trp)}}
+            for s in file_stats(questions_path, evidence_path)]

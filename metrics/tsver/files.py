@@ -194,3 +194,14 @@ def scored_claims(gold_path: str | os.PathLike, predictions_path: str | os.PathL
                           "resample of the claims can reproduce, so Ev2R is not compared"))
         return [dataclasses.replace(s, ev2r=None, ev2r_failure=None) for s in stats], "none"
     return stats, name
+
+
+def instances(gold_path: str | os.PathLike, predictions_path: str | os.PathLike) -> list[dict]:
+    """One record per gold claim, for per-item exports: the claim, the gold and the predicted verdict,
+    1 or 0 for the verdict (as verdict accuracy counts it) and the claim's TSCS."""
+    gold = read_references(gold_path)
+    stats, _ = scored_claims(gold_path, predictions_path)
+    return [{"sample_id": f"claim-{index}", "input": claim["Claim"], "reference": [claim["Verdict"]],
+             "output": [s.verdict or ""], "score": float(s.correct), "is_correct": bool(s.correct),
+             "metadata": {"status": s.status, "tscs": repr(s.tscs)}}
+            for index, (claim, s) in enumerate(zip(gold, stats))]

@@ -264,3 +264,18 @@ def score_files(reference_path: str | os.PathLike, candidate_path: str | os.Path
         result["warnings"] = warnings
     result["signature"] = scoring.signature(breakdown=bool(by))
     return result
+
+
+def instances(reference_path: str | os.PathLike, candidate_path: str | os.PathLike) -> list[dict]:
+    """One record per entry, for per-item exports: its first lexicalisation (the text the triples come
+    from), the reference and candidate triples, its Exact F1 and whether that is 1."""
+    references, candidates, stats = scored_entries(reference_path, candidate_path)
+    records = []
+    for index, (reference, candidate, entry) in enumerate(zip(references, candidates, stats)):
+        exact = scoring.aggregate([entry])["Total_scores"]["Exact"]["F1"]
+        records.append({"sample_id": str(reference["eid"] or f"entry-{index}"),
+                        "input": (reference.get("lexicalisations") or [""])[0],
+                        "reference": list(reference["triples"]), "output": list(candidate["triples"]),
+                        "score": exact, "is_correct": exact == 1.0,
+                        "metadata": {"category": str(reference.get("category")), "size": str(reference.get("size"))}})
+    return records
