@@ -173,12 +173,17 @@ def test_push_to_a_missing_repository_is_one_line_without_the_token(mctaco_table
     (lambda r: r, ["--system", "nobody"], "the table has no system 'nobody'; expected one of BERT, RoBERTa"),
     (lambda r: r, [], "the table has 2 systems (BERT, RoBERTa); expected --system NAME"),
     (lambda r: {**r, "signature": r["signature"].replace("benchscore:0.1.0", "benchscore:9.9.9")}, ["--system", "BERT"],
-     "the result was made by benchscore 9.9.9; expected 0.1.0"),
+     "the result was made by benchscore 9.9.9 (scorer version 1.0.0); expected 0.1.0 (1.0.0)"),
     (lambda r: {**r, "signature": "webnlg_rdf|version:1.0.0|benchscore:0.1.0"}, ["--system", "BERT"],
      "the result is of 'webnlg_rdf'; expected a mctaco result"),
-    (lambda r: [r], [], "found list; expected a JSON object"),
+    (lambda r: [r], [], "; expected a JSON object (a benchscore result)"),
     (lambda r: {**r, "rows": [{**r["rows"][0], "metrics": {"em": {"value": "high"}}}]}, [],
-     "em's value is 'high'; expected a number"),
+     "em's value is 'high'; expected a finite number (a score)"),
+    (lambda r: {**r, "rows": [{"system": "BERT"}]}, [], "row 0 is {'system': 'BERT'}; expected {\"system\": name"),
+    (lambda r: {**r, "rows": ["BERT"]}, [], "row 0 is 'BERT'; expected"),
+    (lambda r: {**r, "rows": []}, [], "the table has no rows"),
+    (lambda r: {key: value for key, value in r.items() if key != "signature"}, [],
+     "the signature is None; expected a benchscore result's signature"),
 ])
 def test_a_result_that_is_not_this_benchmarks_is_refused_and_nothing_is_written(edit, extra, words, mctaco_table,
                                                                                   capsys, tmp_path):
@@ -194,6 +199,8 @@ def test_a_result_that_is_not_this_benchmarks_is_refused_and_nothing_is_written(
     (["--eee", "x", "--create-pr"], "--create-pr opens a pull request on --push's repository"),
     (["--eee", "x", "--date", "yesterday"], "--date 'yesterday': expected an ISO 8601 date"),
     (["--eee", "/dev/null/x"], "/dev/null is a file; expected a folder to write into"),
+    (["--eee", "x", "--date", "2024-W01-1"], "--date '2024-W01-1': expected an ISO 8601 date"),
+    (["--eee", "x", "--source-name", "logs"], "--source-name names --source's link; expected --source URL too"),
 ])
 def test_bad_export_options_get_one_line(argv, words, mctaco_table, capsys):
     code, _, err = run(capsys, "export", "mctaco", str(mctaco_table), *argv)
@@ -250,3 +257,102 @@ def test_instance_records_of_other_files_than_the_results_are_refused(mctaco_tab
     code, _, err = run(capsys, "export", "mctaco", str(mctaco_table), "--system", "BERT", "--eval-results",
                        str(tmp_path), "--gold", str(folder / gold))
     assert code == 2 and "--gold and --predictions give --eee its per-item records" in err
+
+
+# ---------------------------------------------------------------- what a hostile-input sweep found
+
+def edited(mctaco_table, tmp_path, change):
+    result = json.loads(mctaco_table.read_text())
+    change(result)
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(result) if not isinstance(result, str) else result, encoding="utf-8")
+    return path
+
+
+def first_em(result):
+    return result["rows"][0]["metrics"]["em"]
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda r: first_em(r).update(value=5.0, low=0.1, high=0.2), "em's interval [0.1, 0.2] does not hold its value 5.0"),
+    (lambda r: first_em(r).update(value=float("nan")), "not valid JSON (NaN is not a JSON number)"),
+    (lambda r: first_em(r).update(value=10 ** 400), "em's value is "),
+    (lambda r: r["rows"][0].update(metrics={}), "the row's metrics are []; expected mctaco's headline metrics"),
+    (lambda r: r["rows"][0]["metrics"].update(bogus={"value": 0.1}), "the row's metrics are ['bogus', 'em', 'f1']"),
+    (lambda r: r["rows"].append(dict(r["rows"][0])), "the table has two rows named 'BERT'"),
+    (lambda r: r.update(signature=r["signature"] + "|data:x@rrrr"), "the signature's data field is 'x@rrrr'"),
+    (lambda r: r.update(signature=r["signature"].replace("version:1.0.0", "version:9.9.9")),
+     "(scorer version 9.9.9); expected 0.1.0 (1.0.0)"),
+    (lambda r: r.update(benchmark="tsver"), "expected a mctaco result"),
+    (lambda r: r["rows"][0].update(n_items=-5), "n_items is -5; expected a positive int"),
+    (lambda r: r["rows"][0].update(n_items=True), "n_items is True; expected a positive int"),
+    (lambda r: r.update(level=95), "level is 95; expected a confidence level between 0 and 1"),
+    (lambda r: r.update(seed={"a": 1}), "seed is {'a': 1}; expected a non-negative int"),
+    (lambda r: r["rows"][0]["metrics"].update(em=0.6), "em is 0.6; expected {\"value\", \"low\", \"high\"}"),
+    (lambda r: r.update(rows={"x": 1}), "the table's rows are {'x': 1}; expected a list of rows"),
+])
+def test_edited_results_are_refused_with_one_line(change, words, mctaco_table, capsys, tmp_path):
+    path = edited(mctaco_table, tmp_path, change)
+    code, _, err = run(capsys, "export", "mctaco", str(path), "--system", "BERT", "--eee", str(tmp_path / "o"))
+    assert code == 2 and err.count("\n") == 1 and words in err, err
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_pipe_a_device_and_deep_nesting_are_refused_without_hanging(capsys, tmp_path):
+    fifo = tmp_path / "result.json"
+    os.mkfifo(fifo)
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    for path, words in ((fifo, "not a regular file"), ("/dev/zero", "not a regular file"),
+                        (deep, "nested deeper than 64 levels")):
+        code, _, err = run(capsys, "export", "mctaco", str(path), "--eee", str(tmp_path / "o"))
+        assert code == 2 and err.count("\n") == 1 and words in err, err
+
+
+def test_an_export_never_overwrites_its_result_or_inputs(capsys, tmp_path):
+    path, _ = single_run(capsys, tmp_path, "mctaco")
+    target = tmp_path / "d" / "eval.yaml"
+    target.parent.mkdir()
+    target.write_bytes(path.read_bytes())
+    code, _, err = run(capsys, "export", "mctaco", str(target), "--eval-yaml", str(target.parent))
+    assert code == 2 and "the output file is the input file" in err
+    assert target.read_bytes() == path.read_bytes()
+
+
+def test_per_item_records_of_other_predictions_with_the_same_count_are_refused(capsys, tmp_path):
+    path, _ = single_run(capsys, tmp_path, "mctaco")
+    (gold, predictions), folder = example_files("mctaco")
+    flipped = tmp_path / "flipped.txt"
+    labels = (folder / predictions).read_text().split()
+    flipped.write_text("".join(("no" if x == "yes" else "yes") + "\n" for x in labels), encoding="utf-8")
+    code, _, err = run(capsys, "export", "mctaco", str(path), "--eee", str(tmp_path / "o"), "--gold",
+                       str(folder / gold), "--predictions", str(flipped))
+    assert code == 2 and "but the result says" in err and not (tmp_path / "o").exists()
+
+
+def test_a_model_id_of_dots_stays_inside_the_layout(capsys, tmp_path):
+    path, _ = single_run(capsys, tmp_path, "mctaco")
+    code, out, err = run(capsys, "export", "mctaco", str(path), "--eee", str(tmp_path / "o"), "--model", "../..")
+    assert code == 0, err
+    assert pathlib_of(out.strip()).parent == tmp_path / "o" / "data" / "mctaco" / "unknown" / "unknown"
+
+
+def test_a_push_that_fails_leaves_no_file_written(mctaco_table, capsys, tmp_path):
+    code, _, err = run(capsys, "export", "mctaco", str(mctaco_table), "--system", "BERT", "--push", "me/model",
+                       "--eee", str(tmp_path / "o"), "--eval-results", str(tmp_path / "r"))
+    assert code == 2 and "HF_HUB_OFFLINE=1 is set" in err  # offline in the tests: the push is refused first
+    assert not (tmp_path / "o").exists() and not (tmp_path / "r").exists()
+
+
+def test_an_unreachable_hub_is_one_line(mctaco_table, tmp_path):
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "HF_ENDPOINT": f"http://127.0.0.1:{port}", "HF_TOKEN": "hf_SECRETtoken0123456789",
+           "HF_HUB_OFFLINE": "0"}
+    done = subprocess.run([sys.executable, "-m", "benchscore", "export", "mctaco", str(mctaco_table), "--system",
+                           "BERT", "--push", "me/model"], cwd=REPO, env=env, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr[-2000:]
+    assert "--push me/model: cannot reach the Hub" in done.stderr and "SECRET" not in done.stderr

@@ -123,7 +123,7 @@ def test_markdown_latex_and_csv_are_made_from_the_same_numbers(capsys, tmp_path)
     latex = capsys.readouterr().out
     assert r"\toprule" in latex and r"\bottomrule" in latex and r"ESIM \& ELMo" in latex and r"ESIM\_GloVe" in latex
     best_f1 = max(row["metrics"]["f1"]["value"] for row in table["rows"])
-    assert rf"\textbf{{{100 * best_f1:.1f}}}" in latex and "* p < 0.05 against BERT" in latex
+    assert rf"\textbf{{{100 * best_f1:.1f}}}" in latex and r"* p \textless{} 0.05 against BERT" in latex
     out = tmp_path / "table.csv"
     assert cli.main(table_argv("mctaco", gold, paths, "--format", "csv", *name_args, "-o", str(out))) == 0
     rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"))))
@@ -187,3 +187,35 @@ def test_an_output_that_is_a_folder_is_refused_before_scoring(capsys, tmp_path):
     err = capsys.readouterr().err
     assert f"{tmp_path}: is a folder; expected a file to write" in err and err.count("\n") == 1
     assert list(tmp_path.iterdir()) == []
+
+
+def test_outputs_never_overwrite_an_input_and_are_two_files(capsys, tmp_path):
+    example = METRICS / "mctaco" / "examples"
+    gold = tmp_path / "gold.tsv"
+    gold.write_bytes((example / "example.tsv").read_bytes())
+    preds = str(example / "example_predictions.txt")
+    for extra, words in ((["-o", str(gold)], "the output file is the input file"),
+                         (["-o", str(tmp_path / "x.png"), "--plot", str(tmp_path / "x.png")], "are both")):
+        assert cli.main(["table", "mctaco", "--gold", str(gold), "--predictions", preds, *extra]) == 2
+        assert words in capsys.readouterr().err
+    assert gold.read_bytes() == (example / "example.tsv").read_bytes()
+    out = tmp_path / "x.png"
+    assert cli.main(["mctaco", "--gold", str(gold), "--predictions", preds, "-o", str(out), "--plot", str(out)]) == 2
+    assert "the output and --plot are both" in capsys.readouterr().err and not out.exists()
+    tsver = METRICS / "tsver" / "examples"
+    ev2r = tmp_path / "ev2r.jsonl"
+    ev2r.write_bytes((tsver / "ev2r.jsonl").read_bytes())
+    assert cli.main(["table", "tsver", "--gold", str(tsver / "gold.jsonl"), "--predictions",
+                     str(tsver / "predictions.jsonl"), "--ev2r", str(ev2r), "-o", str(ev2r)]) == 2
+    assert "the output file is the input file" in capsys.readouterr().err
+    assert ev2r.read_bytes() == (tsver / "ev2r.jsonl").read_bytes()
+
+
+def test_latex_escapes_bars_and_angle_brackets_and_names_must_be_printable(capsys, tmp_path):
+    example = METRICS / "mctaco" / "examples"
+    argv = ["table", "mctaco", "--gold", str(example / "example.tsv"), "--predictions",
+            str(example / "example_predictions.txt"), "--n-resamples", "20"]
+    assert cli.main([*argv, "--name", "a|b<c>", "--format", "latex"]) == 0
+    assert r"a\textbar{}b\textless{}c\textgreater{}" in capsys.readouterr().out
+    assert cli.main([*argv, "--name", "two\nlines"]) == 2
+    assert "expected a name of printable characters" in capsys.readouterr().err

@@ -20,9 +20,12 @@ one with `--system`) or what `benchscore <bench> --json` prints (one system). Fr
 Every file is written whole or not at all (a temporary file, then a rename).
 """
 
+import contextlib
 import hashlib
 import importlib
 import json
+import logging
+import math
 import os
 import re
 import sys
@@ -31,7 +34,16 @@ import uuid
 from typing import Any
 
 import benchscore
-from benchscore.core.readers import at_line, check_writable, shown, write_atomically
+from benchscore.core.checks import is_int, is_real
+from benchscore.core.readers import (
+    at_line,
+    check_output,
+    check_writable,
+    iter_lines,
+    parse_json,
+    shown,
+    write_atomically,
+)
 from benchscore.core.records import Signature
 from benchscore.core.registry import Benchmark
 
@@ -76,42 +88,86 @@ def read_signature(text: object, path: str) -> Signature:
 def read_result(path: str, bench: Benchmark, system: str | None = None) -> dict:
     """{"system", "metrics": {key: {"value", "low"?, "high"?}}, "signature", "level"?, "n_resamples"?, "seed"?,
     "n_items"?} of one system, from a table or a single run; a clear error for anything else."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            found = json.load(f)
-    except ValueError as err:
-        raise at_line(path, getattr(err, "lineno", 1), f"not JSON ({str(err).split(':')[0]}); expected a "
-                                                        "benchscore result") from None
+    found = parse_json("\n".join(text for _, text in iter_lines(path)), f"{path}:1")  # a regular file, no NaN
     if not isinstance(found, dict):
-        raise at_line(path, 1, f"found {type(found).__name__}; expected a JSON object (a benchscore result)")
+        raise at_line(path, 1, f"found {shown(found)}; expected a JSON object (a benchscore result)")
     signature = read_signature(found.get("signature"), path)
-    folder = benchscore.benchmark(bench.name).folder
-    if signature.name != folder:
-        raise at_line(path, 1, f"the result is of {signature.name!r}; expected a {bench.name} result "
-                               f"(signature {folder}|...)")
-    made_by = signature.fields.get("benchscore")
-    if made_by != benchscore.__version__:
-        raise at_line(path, 1, f"the result was made by benchscore {made_by}; expected {benchscore.__version__} "
-                               "(score it again with this version)")
-    one = _table_row(found, path, system) if "rows" in found else _single_run(found, path, bench, system)
+    _check_made_by(signature, found, bench, path)
+    one = _table_row(found, path, system, bench) if "rows" in found else _single_run(found, path, bench, system)
     return {**one, "signature": signature}
 
 
-def _table_row(found, path, system):
-    rows = found["rows"]
-    names = [row.get("system") for row in rows] if isinstance(rows, list) else []
-    if not names:
+def _check_made_by(signature: Signature, found: dict, bench: Benchmark, path: str) -> None:
+    """The result is this benchmark's, by this benchscore and scorer version (what its signature says)."""
+    folder = benchscore.benchmark(bench.name).folder
+    if signature.name != folder or found.get("benchmark", bench.name) != bench.name:
+        raise at_line(path, 1, f"the result is of {signature.name!r}; expected a {bench.name} result "
+                               f"(signature {folder}|...)")
+    version = importlib.import_module(f"benchscore.{folder}.scoring").VERSION
+    made = (signature.fields.get("benchscore"), signature.fields.get("version"))
+    if made != (benchscore.__version__, version):
+        raise at_line(path, 1, f"the result was made by benchscore {made[0]} (scorer version {made[1]}); expected "
+                               f"{benchscore.__version__} ({version}): score it again with this version")
+    revision = signature.fields.get("data")
+    if revision is not None and not re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{12}", revision):
+        raise at_line(path, 1, f"the signature's data field is {shown(revision)}; expected <owner>/<repo>@<commit 12>")
+
+
+def _checked_rows(rows, path):
+    """The table's rows, each {"system": name, "metrics": {...}}; an error naming the first that is not."""
+    if not isinstance(rows, list):
+        raise at_line(path, 1, f"the table's rows are {shown(rows)}; expected a list of rows")
+    if not rows:
         raise at_line(path, 1, "the table has no rows; expected one row per system")
+    for index, row in enumerate(rows):
+        if not (isinstance(row, dict) and isinstance(row.get("system"), str) and isinstance(row.get("metrics"), dict)):
+            raise at_line(path, 1, f"row {index} is {shown(row)}; expected {{\"system\": name, \"metrics\": {{...}}}}")
+    return rows
+
+
+def _table_row(found, path, system, bench):
+    rows = _checked_rows(found["rows"], path)
+    names = [row["system"] for row in rows]
+    repeated = next((name for index, name in enumerate(names) if name in names[:index]), None)
+    if repeated is not None:
+        raise at_line(path, 1, f"the table has two rows named {shown(repeated)}; expected one row per system")
     if system is None and len(names) > 1:
         raise at_line(path, 1, f"the table has {len(names)} systems ({', '.join(map(str, names))}); expected "
                                "--system NAME to choose one")
     chosen = system if system is not None else names[0]
     if chosen not in names:
-        raise at_line(path, 1, f"the table has no system {chosen!r}; expected one of {', '.join(map(str, names))}")
+        listed = ", ".join(names)
+        raise at_line(path, 1, f"the table has no system {shown(chosen)}; expected one of "
+                               f"{listed if len(listed) <= 200 else listed[:200] + '...'}")
     row = rows[names.index(chosen)]
-    metrics = {key: _numbers(cell, key, path) for key, cell in row["metrics"].items()}
-    return {"system": chosen, "metrics": metrics, "level": found.get("level"), "n_resamples": found.get("n_resamples"),
-            "seed": found.get("seed"), "n_items": row.get("n_items")}
+    metrics = _metrics(row["metrics"], bench, path)
+    options = {"level": _option(found, "level", path), "n_resamples": _option(found, "n_resamples", path),
+               "seed": _option(found, "seed", path), "n_items": _option(row, "n_items", path)}
+    return {"system": chosen, "metrics": metrics, **options}
+
+
+# a table's option -> (its check, what the message expects)
+_OPTIONS = {"level": (lambda v: is_real(v) and 0 < v < 1, "a confidence level between 0 and 1"),
+            "n_resamples": (lambda v: is_int(v) and v >= 1, "a positive int"),
+            "seed": (lambda v: is_int(v) and v >= 0, "a non-negative int"),
+            "n_items": (lambda v: is_int(v) and v >= 1, "a positive int (the items scored)")}
+
+
+def _option(found: dict, name: str, path: str):
+    value = found.get(name)
+    check, expected = _OPTIONS[name]
+    if value is not None and not check(value):
+        raise at_line(path, 1, f"{name} is {shown(value)}; expected {expected}")
+    return value
+
+
+def _metrics(cells: dict, bench: Benchmark, path: str) -> dict:
+    """A row's cells, each a headline metric of the benchmark with checked numbers."""
+    unknown = [key for key in cells if key not in bench.table.keys]
+    if unknown or not cells:
+        raise at_line(path, 1, f"the row's metrics are {shown(sorted(cells))}; expected {bench.name}'s headline "
+                               f"metrics ({', '.join(bench.table.keys)})")
+    return {key: _numbers(cell, key, path) for key, cell in cells.items()}
 
 
 def _single_run(found, path, bench, system):
@@ -122,11 +178,11 @@ def _single_run(found, path, bench, system):
         value = _flat(found, bench.table.result_keys.get(key, key))
         if value is not None:
             metrics[key] = _numbers({"value": value}, key, path)
+    n_items = found.get(bench.table.items_key) if bench.table.items_key else None
     if not metrics:
         raise at_line(path, 1, f"the result has none of {bench.name}'s headline numbers "
                                f"({', '.join(bench.table.keys)}); expected a benchscore {bench.name} result")
-    n_items = found.get(bench.table.items_key) if bench.table.items_key else None
-    return {"system": None, "metrics": metrics, "n_items": n_items if isinstance(n_items, int) else None}
+    return {"system": None, "metrics": metrics, "n_items": _option({"n_items": n_items}, "n_items", path)}
 
 
 def _flat(found, key):
@@ -137,15 +193,20 @@ def _flat(found, key):
     return found
 
 
+def _score(value, key, name, path) -> float:
+    if not is_real(value) or abs(value) > 1e6 or not math.isfinite(value):  # big ints first: no float overflow
+        raise at_line(path, 1, f"{key}'s {name} is {shown(value)}; expected a finite number (a score)")
+    return float(value)
+
+
 def _numbers(cell, key, path):
-    out = {}
-    for name in ("value", "low", "high"):
-        value = cell.get(name) if isinstance(cell, dict) else None
-        if value is None and name != "value":
-            continue
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise at_line(path, 1, f"{key}'s {name} is {shown(value)}; expected a number")
-        out[name] = float(value)
+    if not isinstance(cell, dict):
+        raise at_line(path, 1, f"{key} is {shown(cell)}; expected {{\"value\", \"low\", \"high\"}}")
+    out = {name: _score(cell.get(name), key, name, path) for name in ("value", "low", "high")
+           if name == "value" or cell.get(name) is not None}
+    if "low" in out and "high" in out and not out["low"] <= out["value"] <= out["high"]:
+        raise at_line(path, 1, f"{key}'s interval [{out['low']}, {out['high']}] does not hold its value "
+                               f"{out['value']}; expected low <= value <= high")
     return out
 
 
@@ -277,7 +338,8 @@ def eval_yaml(bench: Benchmark) -> str:
 # (an option given, the option it needs, the message): options that mean nothing alone
 _NEEDS = (("create_pr", "push", "--create-pr opens a pull request on --push's repository; expected --push REPO too"),
           ("gold", "eee", "--gold and --predictions give --eee its per-item records; expected --eee DIR too"),
-          ("predictions", "eee", "--gold and --predictions give --eee its per-item records; expected --eee DIR too"))
+          ("predictions", "eee", "--gold and --predictions give --eee its per-item records; expected --eee DIR too"),
+          ("source_name", "source", "--source-name names --source's link; expected --source URL too"))
 
 
 def check_arguments(args) -> None:
@@ -302,6 +364,8 @@ def _check_date(date: str) -> None:
     from datetime import datetime
 
     try:
+        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?", date):
+            raise ValueError(date)
         datetime.fromisoformat(date.replace("Z", "+00:00"))
     except ValueError:
         raise ValueError(f"--date {date!r}: expected an ISO 8601 date or time (e.g. 2026-12-02 or "
@@ -323,10 +387,12 @@ def run(args, bench: Benchmark) -> int:
     date = args.date or time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     yaml_text = eval_results_yaml(result, bench, date, args.source, args.source_name) \
         if args.eval_results or args.push else ""
-    written = [_write(path, text) for path, text in _files(args, bench, result, date, yaml_text)]
-    if args.push:
-        written.append(push(args.push, bench, yaml_text, args.create_pr))
-    for path in written:
+    files = _files(args, bench, result, date, yaml_text)
+    for path, _ in files:
+        check_output(path, args.result, args.gold, args.predictions)
+    pushed = [push(args.push, bench, yaml_text, args.create_pr)] if args.push else []  # the network first
+    written = _write_all(files)
+    for path in written + pushed:
         print(path)
     return 0
 
@@ -365,7 +431,9 @@ def eee_files(args, bench: Benchmark, result: dict, date: str) -> list[tuple[str
 
 
 def _safe(part: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]", "_", part) or "unknown"
+    """A folder name from part of a model id: its own characters only, never "." or ".."."""
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", part)[:100]
+    return "unknown" if safe.strip(".") == "" else safe
 
 
 def instance_records(args, bench: Benchmark, result: dict, record: dict, model: str) -> list[dict]:
@@ -379,6 +447,7 @@ def instance_records(args, bench: Benchmark, result: dict, record: dict, model: 
     if result.get("n_items") is not None and len(items) != result["n_items"]:
         raise ValueError(f"--gold and --predictions give {len(items)} items, but the result was scored on "
                          f"{result['n_items']}; expected the files the result was scored on")
+    _check_same_numbers(result, bench, files.score_files(args.gold, args.predictions))
     first = record["evaluation_results"][0]
     return [{"schema_version": EEE_SCHEMA_VERSION, "evaluation_id": record["evaluation_id"], "model_id": model,
              "evaluation_name": first["evaluation_name"], "evaluation_result_id": first["evaluation_result_id"],
@@ -391,11 +460,58 @@ def instance_records(args, bench: Benchmark, result: dict, record: dict, model: 
             for item in items]
 
 
-def _write(path: str, text: str) -> str:
-    """`text` into `path` (its folder made if missing), whole or not at all; the path."""
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    write_atomically(path, text)
-    return path
+def _check_same_numbers(result: dict, bench: Benchmark, rescored: dict) -> None:
+    """The result's numbers are what --gold and --predictions score (with the default options), metric
+    by metric, so per-item records never describe other files than the aggregate's."""
+    compared = 0
+    for key, numbers in result["metrics"].items():
+        value = _flat(rescored, bench.table.result_keys.get(key, key))
+        if value is None:  # e.g. Ev2R, which needs the judge's records
+            continue
+        compared += 1
+        if value != numbers["value"]:
+            raise ValueError(f"--gold and --predictions give {key} {value!r}, but the result says "
+                             f"{numbers['value']!r}; expected the files (and default options) the result was "
+                             "scored with")
+    if not compared:
+        raise ValueError("--gold and --predictions give none of the result's numbers; expected its files")
+
+
+def _write_all(files: list[tuple[str, str]]) -> list[str]:
+    """Every (path, text), each whole (its folder made if missing); on a failure, the files and folders
+    made so far are removed again, so nothing is left half exported."""
+    made: list[str] = []
+    try:
+        for path, text in files:
+            made += _make_folders(os.path.dirname(path))
+            write_atomically(path, text)
+            made.append(path)
+    except BaseException:
+        for path in reversed(made):
+            with contextlib.suppress(OSError):
+                os.rmdir(path) if os.path.isdir(path) else os.unlink(path)
+        raise
+    return [path for path, _ in files]
+
+
+def _make_folders(folder: str) -> list[str]:
+    """Makes `folder` and its missing parents; the ones made, outermost first."""
+    missing = []
+    while folder and not os.path.exists(folder):
+        missing.append(folder)
+        folder = os.path.dirname(folder)
+    for path in reversed(missing):
+        os.mkdir(path)
+    return list(reversed(missing))
+
+
+def _connection_errors() -> tuple:
+    """OSError and the HTTP errors of whichever client huggingface_hub uses (httpx, or its httpx2)."""
+    errors: list[type] = [OSError]
+    for name in ("httpx", "httpx2"):
+        with contextlib.suppress(ImportError, AttributeError):
+            errors.append(importlib.import_module(name).HTTPError)
+    return tuple(errors)
 
 
 def push(repo_id: str, bench: Benchmark, yaml_text: str, create_pr: bool) -> str:
@@ -405,6 +521,9 @@ def push(repo_id: str, bench: Benchmark, yaml_text: str, create_pr: bool) -> str
     from huggingface_hub import HfApi
     from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError
 
+    hub_logger = logging.getLogger("huggingface_hub")  # its retries would print a line each: ours says it once
+    level = hub_logger.level
+    hub_logger.setLevel(logging.ERROR)
     try:
         info = HfApi().upload_file(path_or_fileobj=yaml_text.encode("utf-8"),
                                    path_in_repo=f".eval_results/{bench.name}.yaml", repo_id=repo_id,
@@ -414,8 +533,11 @@ def push(repo_id: str, bench: Benchmark, yaml_text: str, create_pr: bool) -> str
         raise ValueError(f"--push {repo_id}: no such model repository, or no access to it (HF_TOKEN?)") from None
     except HfHubHTTPError as err:
         raise ValueError(f"--push {repo_id}: the Hub refused the upload ({str(err).splitlines()[0]})") from None
-    except OSError as err:
-        raise ValueError(f"--push {repo_id}: cannot reach the Hub ({err})") from None
+    except _connection_errors() as err:  # the HTTP client's connection errors are not OSErrors
+        raise ValueError(f"--push {repo_id}: cannot reach the Hub ({type(err).__name__}: "
+                         f"{str(err).splitlines()[0] if str(err) else 'no answer'})") from None
+    finally:
+        hub_logger.setLevel(level)
     url = getattr(info, "pr_url", None) or getattr(info, "commit_url", None) or str(info)
     print(f"pushed .eval_results/{bench.name}.yaml to {repo_id}", file=sys.stderr)
     return url

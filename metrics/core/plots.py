@@ -19,14 +19,17 @@ def add_plot_option(parser) -> None:
                                                        "`plots` extra: matplotlib)")
 
 
-def check_path(path: str | None, *inputs: str) -> None:
-    """A plot file name checked before anything is scored: its ending, not an input, writable."""
+def check_path(path: str | None, *inputs: str, output: str | None = None) -> None:
+    """A plot file name checked before anything is scored: its ending, not an input nor the command's
+    other output, writable."""
     from benchscore.core.readers import check_output, check_writable
 
     if path is None:
         return
     if os.path.splitext(path)[1].lower() not in ENDINGS:
         raise ValueError(f"--plot {path}: expected a .png or .svg file name")
+    if output and os.path.abspath(output) == os.path.abspath(path):
+        raise ValueError(f"the output and --plot are both {path}; expected two files")
     check_output(path, *inputs)
     check_writable(path)
 

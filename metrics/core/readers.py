@@ -16,6 +16,8 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 MAX_LINE_BYTES = 64 << 20  # one line of any input file: 64 MiB
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)  # read once (a umask cannot be read without setting it)
 MAX_DEPTH = 64  # JSON nesting: our deepest format (a judge's replies) needs 4
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
@@ -100,7 +102,12 @@ def write_atomically(path: str | os.PathLike, text: str) -> None:
     folder = os.path.dirname(os.path.abspath(path))
     with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=folder, delete=False, suffix=".tmp") as out:
         out.write(text)
-    os.replace(out.name, path)
+    try:
+        os.chmod(out.name, 0o666 & ~_UMASK)  # the temporary file is private; the output is an ordinary file
+        os.replace(out.name, path)
+    except BaseException:
+        os.unlink(out.name)
+        raise
 
 
 def check_output(output: str | os.PathLike | None, *inputs: object) -> None:

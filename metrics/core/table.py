@@ -53,13 +53,17 @@ def system_names(predictions: Sequence[str], names: Sequence[str] | None) -> lis
                          "one name per prediction file, in the same order (or none)")
     chosen = list(names) if names else [os.path.splitext(os.path.basename(p))[0] or p for p in predictions]
     for index, name in enumerate(chosen):
-        if not name.strip():
-            raise ValueError(f"system {index + 1} has an empty name; expected a name (--name)")
+        _check_name(index, name)
         if name in chosen[:index]:
             how = "--name" if names else "file stem"
             raise ValueError(f"two systems are named {name!r} ({how} of --predictions {chosen.index(name) + 1} and "
                              f"{index + 1}); expected distinct names (give --name for each)")
     return chosen
+
+
+def _check_name(index: int, name: str) -> None:
+    if not name.strip() or not name.isprintable():
+        raise ValueError(f"system {index + 1}'s name is {name!r:.60}; expected a name of printable characters (--name)")
 
 
 def check_arguments(args) -> None:
@@ -75,9 +79,18 @@ def check_arguments(args) -> None:
     names = system_names(args.predictions, args.names)
     if args.baseline is not None and args.baseline not in names:
         raise ValueError(f"--baseline {args.baseline!r} is not a system; expected one of {', '.join(names)}")
-    plots.check_path(args.plot, *args.predictions)
-    check_output(args.output, *args.predictions)
+    plots.check_path(args.plot, *args.predictions, *_inputs(args))
+    check_output(args.output, *args.predictions, *_inputs(args), args.plot)
     check_writable(args.output)
+    if args.output and args.plot and os.path.abspath(args.output) == os.path.abspath(args.plot):
+        raise ValueError(f"-o and --plot are both {args.output}; expected two files")
+
+
+def _inputs(args) -> list[str]:
+    """The other input files a benchmark's options name (its gold file, judge records), for the output checks."""
+    names = ("gold", "questions", "reference")
+    return [value for name in names if isinstance(value := getattr(args, name, None), str)] + list(
+        getattr(args, "ev2r", None) or [])
 
 
 def sha256_of(path: str | os.PathLike) -> str:
@@ -174,7 +187,8 @@ def _escape_md(text: str) -> str:
 
 
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+                  "|": r"\textbar{}", "<": r"\textless{}", ">": r"\textgreater{}"}
 
 
 def _latex_text(text: str) -> str:
@@ -230,6 +244,8 @@ def report(args, bench: Benchmark, systems: Systems) -> int:
     """Builds, prints or writes the table (and its plot); the exit status."""
     names = system_names(args.predictions, args.names)
     table = build(bench, names, systems, args.n_resamples, args.seed, args.confidence, args.baseline, args.test)
+    for path in (args.output, args.plot):  # resolved inputs (official:<split> included) are never overwritten
+        check_output(path, *systems.inputs)
     text = render(table, bench, args.format, args.alpha)
     if args.plot:
         plots.forest(table, bench, args.plot, args.alpha)

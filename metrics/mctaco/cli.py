@@ -20,7 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     check_output(args.output, args.gold, args.predictions)
-    plots.check_path(args.plot, args.gold, args.predictions)
+    plots.check_path(args.plot, args.gold, args.predictions, output=args.output)
     result = files.score_files(args.gold, args.predictions)
     plots.plot_run(args, result, "mctaco")
     compare.warn("mctaco", result.get("warnings", ()))

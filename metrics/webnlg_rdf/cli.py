@@ -52,7 +52,7 @@ def format_table(result, by=()):
 
 def run(args: argparse.Namespace) -> int:
     check_output(args.output, args.reference, args.candidate)
-    plots.check_path(args.plot, args.reference, args.candidate)
+    plots.check_path(args.plot, args.reference, args.candidate, output=args.output)
     result = files.score_files(args.reference, args.candidate, by=args.by, progress=not args.no_progress)
     plots.plot_run(args, result, "webnlg")
     compare.warn("webnlg", result.get("warnings", ()))
