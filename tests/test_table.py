@@ -219,3 +219,13 @@ def test_latex_escapes_bars_and_angle_brackets_and_names_must_be_printable(capsy
     assert r"a\textbar{}b\textless{}c\textgreater{}" in capsys.readouterr().out
     assert cli.main([*argv, "--name", "two\nlines"]) == 2
     assert "expected a name of printable characters" in capsys.readouterr().err
+
+
+def test_two_judges_of_one_prediction_file_are_a_comparison_not_a_table(capsys):
+    folder = METRICS / "tsver" / "examples"
+    assert cli.main(["table", "tsver", "--gold", str(folder / "gold.jsonl"), "--predictions",
+                     str(folder / "predictions.jsonl"), "--ev2r", str(folder / "ev2r.jsonl"), "--ev2r",
+                     str(folder / "ev2r.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert "--ev2r was given 2 times and --predictions 1 times; a table has one row per prediction file" in err
+    assert err.count("\n") == 1

@@ -76,14 +76,24 @@ def check_arguments(args) -> None:
             raise ValueError(f"--json and --format {args.format} contradict each other; give one")
         args.format = "json"
     args.format = args.format or "markdown"
-    names = system_names(args.predictions, args.names)
-    if args.baseline is not None and args.baseline not in names:
-        raise ValueError(f"--baseline {args.baseline!r} is not a system; expected one of {', '.join(names)}")
+    _check_systems(args)
     plots.check_path(args.plot, *args.predictions, *_inputs(args))
     check_output(args.output, *args.predictions, *_inputs(args), args.plot)
     check_writable(args.output)
     if args.output and args.plot and os.path.abspath(args.output) == os.path.abspath(args.plot):
         raise ValueError(f"-o and --plot are both {args.output}; expected two files")
+
+
+def _check_systems(args) -> None:
+    """The systems' names, the baseline among them, and a judge's records (if any) one per system."""
+    names = system_names(args.predictions, args.names)
+    records = getattr(args, "ev2r", None)
+    if records and len(records) != len(args.predictions):
+        raise ValueError(f"--ev2r was given {len(records)} times and --predictions {len(args.predictions)} times; a "
+                         "table has one row per prediction file, each with its own judge records (to compare two "
+                         "judges of one file, use benchscore compare)")
+    if args.baseline is not None and args.baseline not in names:
+        raise ValueError(f"--baseline {args.baseline!r} is not a system; expected one of {', '.join(names)}")
 
 
 def _inputs(args) -> list[str]:
@@ -243,6 +253,10 @@ def render(table: dict, bench: Benchmark, fmt: str, alpha: float = 0.05) -> str:
 def report(args, bench: Benchmark, systems: Systems) -> int:
     """Builds, prints or writes the table (and its plot); the exit status."""
     names = system_names(args.predictions, args.names)
+    if len(systems.stats) != len(names):  # TSVer's two judges of one prediction file: a comparison, not a table
+        raise ValueError(f"{len(systems.stats)} systems were scored from {len(names)} --predictions; a table has one "
+                         f"row per prediction file (to compare two judges of one file, use benchscore compare "
+                         f"{bench.name})")
     table = build(bench, names, systems, args.n_resamples, args.seed, args.confidence, args.baseline, args.test)
     for path in (args.output, args.plot):  # resolved inputs (official:<split> included) are never overwritten
         check_output(path, *systems.inputs)
