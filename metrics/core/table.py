@@ -253,7 +253,7 @@ def render(table: dict, bench: Benchmark, fmt: str, alpha: float = 0.05) -> str:
 def report(args, bench: Benchmark, systems: Systems) -> int:
     """Builds, prints or writes the table (and its plot); the exit status."""
     names = system_names(args.predictions, args.names)
-    if len(systems.stats) != len(names):  # TSVer's two judges of one prediction file: a comparison, not a table
+    if len(systems.stats) != len(names):  # two judges of one prediction file: a comparison, not a table
         raise ValueError(f"{len(systems.stats)} systems were scored from {len(names)} --predictions; a table has one "
                          f"row per prediction file (to compare two judges of one file, use benchscore compare "
                          f"{bench.name})")
