@@ -111,8 +111,7 @@ def _revision_for(args, name):
     """--revision for a Hub dataset, None for the others (an error when one of them was named alone)."""
     revision = args.revision if data.benchmark(name).host == "hub" else None
     if args.revision and not args.all and revision is None:
-        hub = ", ".join(n for n, bench in data.BENCHMARKS.items() if bench.host == "hub")
-        raise data.DataError(f"--revision applies to {hub} only, not {name}")
+        raise data.DataError(f"--revision applies to {data.hosted_on('hub')} only, not {name}")
     return revision
 
 

@@ -46,6 +46,7 @@ from benchscore.core.readers import (
 )
 from benchscore.core.records import Signature
 from benchscore.core.registry import Benchmark
+from benchscore.data.store import truthy
 
 EEE_SCHEMA_VERSION = "0.3.0"
 
@@ -516,7 +517,7 @@ def _connection_errors() -> tuple:
 
 def push(repo_id: str, bench: Benchmark, yaml_text: str, create_pr: bool) -> str:
     """Uploads `.eval_results/<benchmark>.yaml` to a model repository; the commit's (or PR's) URL."""
-    if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on"):
+    if truthy("HF_HUB_OFFLINE"):
         raise ValueError(f"--push {repo_id}: HF_HUB_OFFLINE=1 is set, and an upload needs the Hub; unset it to push")
     from huggingface_hub import HfApi
     from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError

@@ -16,6 +16,11 @@ the printed form unchanged), while our own code reads their fields, never their 
 from collections.abc import Iterable
 
 
+def _pairs(fields: Iterable[tuple[str, object]] | dict | None, more: dict) -> list[tuple[str, object]]:
+    """(key, value) pairs of fields given as a dict, as pairs or as keywords, in order."""
+    return [*(fields.items() if isinstance(fields, dict) else fields or ()), *more.items()]
+
+
 class Signature(str):
     """`<name>|<key>:<value>|...`: everything that fixes a result's numbers (sacrebleu's idea), formatted
     once from its fields; `fields` keeps them ({key: text}) and `plus` adds more (resampling options)."""
@@ -25,15 +30,14 @@ class Signature(str):
 
     def __new__(cls, name: str, fields: Iterable[tuple[str, object]] | dict | None = None,
                 **more: object) -> "Signature":
-        pairs = [*(fields.items() if isinstance(fields, dict) else fields or ()), *more.items()]
-        text = {str(key): str(value) for key, value in pairs}
+        text = {str(key): str(value) for key, value in _pairs(fields, more)}
         self = super().__new__(cls, "|".join([name, *(f"{key}:{value}" for key, value in text.items())]))
         self.name, self.fields = name, text
         return self
 
     def plus(self, fields: Iterable[tuple[str, object]] | dict | None = None, **more: object) -> "Signature":
         """This signature with more fields after its own (a field given again is refused)."""
-        pairs = [*(fields.items() if isinstance(fields, dict) else fields or ()), *more.items()]
+        pairs = _pairs(fields, more)
         repeated = [key for key, _ in pairs if key in self.fields]
         if repeated:
             raise ValueError(f"the signature already has {repeated}: {self}")

@@ -26,6 +26,7 @@ from benchscore.core.readers import check_output, check_writable, write_atomical
 from benchscore.core.records import extended
 from benchscore.core.registry import Benchmark
 from benchscore.core.resampling import check_options, signature_fields
+from benchscore.data.store import sha256_of
 
 FORMATS = ("markdown", "latex", "csv", "json")
 TESTS = {"bootstrap": "p_bootstrap", "randomization": "p_randomization"}
@@ -77,11 +78,9 @@ def check_arguments(args) -> None:
         args.format = "json"
     args.format = args.format or "markdown"
     _check_systems(args)
-    plots.check_path(args.plot, *args.predictions, *_inputs(args))
+    plots.check_path(args.plot, *args.predictions, *_inputs(args), output=args.output)
     check_output(args.output, *args.predictions, *_inputs(args), args.plot)
     check_writable(args.output)
-    if args.output and args.plot and os.path.abspath(args.output) == os.path.abspath(args.plot):
-        raise ValueError(f"-o and --plot are both {args.output}; expected two files")
 
 
 def _check_systems(args) -> None:
@@ -101,14 +100,6 @@ def _inputs(args) -> list[str]:
     names = ("gold", "questions", "reference")
     return [value for name in names if isinstance(value := getattr(args, name, None), str)] + list(
         getattr(args, "ev2r", None) or [])
-
-
-def sha256_of(path: str | os.PathLike) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def build(bench: Benchmark, names: Sequence[str], systems: Systems, n_resamples: int, seed: int, level: float,

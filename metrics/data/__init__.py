@@ -38,7 +38,7 @@ from . import github, hub, store
 from .store import ChecksumError, DataError, OfflineError, offline, root, sha256_of
 
 __all__ = ["BENCHMARKS", "PREFIX", "ChecksumError", "DataError", "OfflineError", "benchmark", "fetch",
-           "fetch_command", "file_set", "fill_from", "licence", "offline", "path", "present", "resolve",
+           "fetch_command", "file_set", "hosted_on", "fill_from", "licence", "offline", "path", "present", "resolve",
            "resolve_split", "revision_of", "root", "set_complete", "sha256_of", "signature_fields", "splits",
            "status"]
 
@@ -53,8 +53,8 @@ def _host(bench: Source):
     return _HOSTS[bench.host]
 
 
-def _on(host: str) -> str:
-    """The names of the benchmarks hosted on `host`, for a message."""
+def hosted_on(host: str) -> str:
+    """The names of the benchmarks hosted on `host` (e.g. "hub"), for a message."""
     return ", ".join(name for name, bench in BENCHMARKS.items() if bench.host == host)
 
 
@@ -85,8 +85,7 @@ def splits(name: str) -> list[str]:
 def fetch_command(name: str, split: str | None = None) -> str:
     """The command that fetches `split` of `name` (what an offline error tells the user to run)."""
     bench = benchmark(name)
-    extra = f" {bench.file_sets[split].option}" if split in bench.file_sets else ""
-    return f"benchscore data fetch {bench.name}{extra}"
+    return store.fetch_command(bench.name, bench.file_sets[split].option if split in bench.file_sets else "")
 
 
 def _file_name(bench: Source, split: str) -> str:
@@ -132,7 +131,7 @@ def fetch(name: str, files: list[str] | None = None, *, sets: tuple[str, ...] = 
 
 def _check_github_options(bench, revision, sets):
     if revision is not None:
-        raise DataError(f"--revision applies to {_on('hub')} only; {bench.name} is pinned to commit {bench.commit}")
+        raise DataError(f"--revision applies to {hosted_on('hub')} only; {bench.name} is pinned to commit {bench.commit}")
     for set_name in sets:
         if set_name not in bench.file_sets:
             option = "--with-" + set_name.replace("_", "-")

@@ -16,10 +16,6 @@ from . import store
 from .store import ChecksumError, DataError, OfflineError
 
 
-def _fetch_command(bench):
-    return f"benchscore data fetch {bench.name}"
-
-
 def _record_path(bench):
     return store.root() / bench.name / "revision.json"
 
@@ -33,7 +29,7 @@ def record(bench: Source) -> dict | None:
     except FileNotFoundError:
         return None
     except ValueError:
-        raise DataError(f"{path} is not valid JSON; run `{_fetch_command(bench)}` again") from None
+        raise DataError(f"{path} is not valid JSON; run `{store.fetch_command(bench.name)}` again") from None
 
 
 def directory(bench: Source, commit: str | None = None) -> pathlib.Path:
@@ -41,7 +37,7 @@ def directory(bench: Source, commit: str | None = None) -> pathlib.Path:
     if commit is None:
         found = record(bench)
         if not found or not found.get("commit"):
-            raise OfflineError(f"{_title(bench)} is not in the store ({store.root()}); run `{_fetch_command(bench)}`")
+            raise OfflineError(f"{_title(bench)} is not in the store ({store.root()}); run `{store.fetch_command(bench.name)}`")
         commit = found["commit"]
     return store.repo_dir(bench, commit)
 
@@ -67,7 +63,7 @@ def fetch(bench: Source, names: list[str], revision: str | None = None, force: b
     """The files `names` at `revision` (default $BENCHSCORE_<NAME>_REVISION or main)."""
     if store.truthy("HF_HUB_OFFLINE"):
         raise OfflineError(f"{_title(bench)} is fetched from the Hugging Face Hub, and HF_HUB_OFFLINE=1 is set; "
-                           f"unset it to run `{_fetch_command(bench)}`")
+                           f"unset it to run `{store.fetch_command(bench.name)}`")
     _check_hub_installed(bench)
     requested = revision or os.environ.get(bench.revision_env) or "main"
     repo_id = f"{bench.owner}/{bench.repo}"

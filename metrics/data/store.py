@@ -47,6 +47,12 @@ def offline() -> bool:
     return truthy("BENCHSCORE_OFFLINE") or truthy("HF_HUB_OFFLINE")
 
 
+def fetch_command(name: str, option: str = "") -> str:
+    """The command that fetches benchmark `name`'s files (with `option`, e.g. a file set's): what an error
+    tells the user to run."""
+    return f"benchscore data fetch {name}" + (f" {option}" if option else "")
+
+
 def repo_dir(bench: Source, commit: str) -> pathlib.Path:
     """Where the store keeps `bench`'s repository at `commit` (its files at their repository paths)."""
     return root() / bench.name / bench.owner / bench.repo / commit

@@ -52,8 +52,8 @@ def read_predictions(path: str | os.PathLike, warnings: list | None = None) -> A
     return labels
 
 
-def file_stats(gold_path: str | os.PathLike, predictions_path: str | os.PathLike, warnings: list | None = None) -> Any:
-    """Per-question statistics of a prediction file against a gold TSV (both read and checked here)."""
+def _aligned(gold_path, predictions_path, warnings=None):
+    """(gold rows, predicted labels), both read and checked, one label per row."""
     rows = read_references(gold_path)
     predicted = read_predictions(predictions_path, warnings)
     if len(predicted) != len(rows):
@@ -61,9 +61,18 @@ def file_stats(gold_path: str | os.PathLike, predictions_path: str | os.PathLike
                  else f"found label {len(rows) + 1}")
         raise at_line(predictions_path, min(len(predicted), len(rows)) + 1,
                       f"{found}; expected {len(rows)}, one per line of {gold_path}, in the same order")
+    return rows, predicted
+
+
+def _item_stats(rows, predicted):
     keys = [scoring.question_key(row["sentence"], row["question"]) for row in rows]
     gold = [row["label"] == "yes" for row in rows]
     return scoring.item_stats(predicted, gold, keys, [row["category"] for row in rows], check_input=False)
+
+
+def file_stats(gold_path: str | os.PathLike, predictions_path: str | os.PathLike, warnings: list | None = None) -> Any:
+    """Per-question statistics of a prediction file against a gold TSV (both read and checked here)."""
+    return _item_stats(*_aligned(gold_path, predictions_path, warnings))
 
 
 def score_files(gold_path: str | os.PathLike, predictions_path: str | os.PathLike) -> dict:
@@ -78,8 +87,8 @@ def score_files(gold_path: str | os.PathLike, predictions_path: str | os.PathLik
 def instances(gold_path: str | os.PathLike, predictions_path: str | os.PathLike) -> list[dict]:
     """One record per question, for per-item exports: its text, the gold and the predicted "yes" answers,
     its F1 and whether every candidate is right (the official EM)."""
-    rows, predicted = read_references(gold_path), read_predictions(predictions_path)
-    stats = file_stats(gold_path, predictions_path)
+    rows, predicted = _aligned(gold_path, predictions_path)
+    stats = _item_stats(rows, predicted)
     answers: dict[str, tuple[list, list]] = {}
     for row, yes in zip(rows, predicted):
         gold, chosen = answers.setdefault(scoring.question_key(row["sentence"], row["question"]), ([], []))
