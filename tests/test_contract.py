@@ -115,20 +115,70 @@ def test_cli_json(case, expected, capsys):
     assert headline(case, json.loads(capsys.readouterr().out)) == expected
 
 
-def test_space_shows_every_headline_number(case, expected):
-    """Each headline number in its own cell (the row and column the Space labels it with), every digit."""
+def _space_cell(table, case, key):
+    match, column = case.case.space_cells[key]
+    rows = table[np.logical_and.reduce([table[name] == wanted for name, wanted in match.items()])]
+    assert len(rows) == 1, (key, match, table.to_string())
+    return str(rows[column].iloc[0])
+
+
+@pytest.mark.parametrize("display", ["rounded", "every digit"])
+def test_space_shows_every_headline_number(case, expected, display):
+    """Each headline number in its own cell (the row and column the Space labels it with), rounded to
+    4 decimals or with every digit; the downloaded result keeps every digit either way."""
     pytest.importorskip("gradio", reason="gradio is not installed (CI installs the spaces extra)")
     import browser
 
     app = browser.load_app(case.folder)
-    table = app.score_files(*case.paths())[0]
+    output = app.score_files(*case.paths(), display=display)
+    table, downloads = output[0], output[-1]
     assert set(case.case.space_cells) == set(case.headline)
     for key, value in expected.items():
-        match, column = case.case.space_cells[key]
-        rows = table[np.logical_and.reduce([table[name] == wanted for name, wanted in match.items()])]
-        assert len(rows) == 1, (key, match, table.to_string())
-        cell = str(rows[column].iloc[0])
-        assert cell == repr(value) or (isinstance(value, int) and cell == str(value)), (key, value, cell)
+        cell = _space_cell(table, case, key)
+        if isinstance(value, int):
+            assert cell == str(value), (key, value, cell)
+        else:
+            assert cell == (repr(value) if display == "every digit" else f"{value:.4f}"), (key, value, cell)
+    result_file = next(path for path in downloads if path.endswith("_result.json"))
+    assert headline(case, json.loads(open(result_file, encoding="utf-8").read())) == expected
+
+
+def test_space_hands_over_the_result_and_the_table(case, tmp_path):
+    """The Space's downloads: the result as the CLI prints it (every digit, warnings in the user's file
+    names), and the run as a table in every format, attested by the inputs' sha256; each display
+    choice shows the same numbers again from the downloaded result."""
+    pytest.importorskip("gradio", reason="gradio is not installed (CI installs the spaces extra)")
+    import browser
+
+    from benchscore.core import space
+    from benchscore.data.store import sha256_of
+
+    app, paths = browser.load_app(case.folder), case.paths()
+    output = app.score_files(*paths)
+    downloads = {path.rsplit("/", 1)[1]: path for path in output[-1]}
+    bench = benchscore.benchmark(case.name)
+    assert sorted(downloads) == sorted([f"{bench.name}_result.json",
+                                        *(f"{bench.name}_table.{end}" for _, end in space.TABLE_FILES)])
+    result = json.loads(open(downloads[f"{bench.name}_result.json"], encoding="utf-8").read())
+    pure = json.loads(json.dumps(case.case.pure(*paths)))
+    # The Space's options may add slices (and say so in the signature); everything the CLI prints is there.
+    assert {k: result[k] for k in pure if k not in ("warnings", "signature")} == {
+        k: v for k, v in pure.items() if k not in ("warnings", "signature")}
+    assert result["signature"] == output[-3]  # (..., signature, notes, downloads) in every app
+    assert len(result.get("warnings", ())) == len(pure.get("warnings", ()))
+    table = json.loads(open(downloads[f"{bench.name}_table.json"], encoding="utf-8").read())
+    assert table["signature"] == result["signature"] and [row["system"] for row in table["rows"]] == ["run"]
+    assert {key: cell["value"] for key, cell in table["rows"][0]["metrics"].items()} == {
+        key: bench.table.run_value(result, key) for key in table["metrics"]}
+    assert table["attestation"]["inputs"] == {path.rsplit("/", 1)[1]: sha256_of(path) for path in paths}
+    for name, path in downloads.items():
+        text = open(path, encoding="utf-8").read()
+        assert str(METRICS) not in text, name  # no server path: the files are named as the user knows them
+    again = space.shown_again(app.present, len(output) - 1)
+    for display in space.DISPLAYS:  # the tables, the signature and the notes, from the downloaded result alone
+        shown, scored = again(output[-1], display), app.score_files(*paths, display=display)[:-1]
+        assert shown[0].equals(scored[0]) and shown[-2:] == scored[-2:], display
+    assert again(None, "rounded") == (space.gr.skip(),) * (len(output) - 1)
 
 
 def _with_surrogate(value):

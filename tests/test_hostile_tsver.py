@@ -677,7 +677,7 @@ def test_space_empty_verdict_warns_in_notes(app):
     rows = [list(row) for row in app.TABLE_EXAMPLE]
     rows[1][2] = ""
     output = app.score_table(pd.DataFrame(rows, columns=app.TABLE_HEADERS))
-    notes = output[-1]
+    notes = output[-2]  # (..., notes, downloads)
     assert isinstance(notes, str) and notes != "No warnings.", \
         f"an empty verdict (official: counted as Supported) gives no note: {notes!r}"
 

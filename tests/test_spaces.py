@@ -5,6 +5,8 @@ scoring functions, upload a malformed file and read the message, save a screensh
 test-artifacts/. Skips with the reason where gradio, selenium or Debian's chromium is absent.
 """
 
+import json
+import urllib.request
 import warnings
 
 import pytest
@@ -23,6 +25,10 @@ from benchscore.webnlg_rdf import scoring as webnlg_scoring
 pytestmark = pytest.mark.filterwarnings("ignore::Warning:gradio.queueing")
 
 MCTACO_EXAMPLES = browser.METRICS / "mctaco" / "examples"
+
+
+def rounded(value):
+    return f"{value:.4f}"  # what the results tables show by default (the downloads keep every digit)
 
 
 @pytest.fixture(scope="module")
@@ -64,10 +70,26 @@ def upload_error(driver, url, uploads, expected, tmp_path):
     return page
 
 
+def check_downloads(page, url, bench, headline):
+    """The downloads list the result and the four table files; the served result JSON has every digit."""
+    def links():
+        found = {a.get_attribute("download"): a.get_attribute("href") for a in page.find_all("#downloads a[download]")}
+        return found if len(found) == 5 else None
+
+    found = page.wait_for(links, "five download links")
+    names = [f"{bench}_result.json", *(f"{bench}_table.{end}" for end in ("md", "tex", "csv", "json"))]
+    assert sorted(found) == sorted(names)
+    assert found[names[0]].startswith(url.rstrip("/"))  # served by the Space itself
+    with urllib.request.urlopen(found[names[0]], timeout=30) as response:
+        result = json.loads(response.read().decode("utf-8"))
+    assert {key: result[key] for key in headline} == headline
+
+
 def test_mctaco_space(driver, tmp_path):
     stats = mctaco_files.file_stats(MCTACO_EXAMPLES / "example.tsv", MCTACO_EXAMPLES / "example_predictions.txt")
     slices = {"all questions": mctaco_scoring.aggregate(stats), **mctaco_scoring.per_category(stats)}
-    expected = [[name, str(cell["n_questions"]), repr(cell["em"]), repr(cell["f1"])] for name, cell in slices.items()]
+    expected = [[name, str(cell["n_questions"]), rounded(cell["em"]), rounded(cell["f1"])] for name, cell in slices.items()]
+    every_digit = [[name, str(cell["n_questions"]), repr(cell["em"]), repr(cell["f1"])] for name, cell in slices.items()]
     malformed = tmp_path / "malformed.tsv"
     malformed.write_text("He ran.\tHow long?\tan hour\tyes\tEvent Duration\nHe ran.\tHow long?\ta year\n")
 
@@ -77,6 +99,9 @@ def test_mctaco_space(driver, tmp_path):
         assert shown == expected
         assert page.value("signature") == mctaco_scoring.signature("sentence+question")
         chart_and_screenshot(page, "mctaco")
+        check_downloads(page, url, "mctaco", {"em": slices["all questions"]["em"], "f1": slices["all questions"]["f1"]})
+        page.click_text("every digit", "#display label")  # the same result again, every digit shown
+        page.wait_for(lambda: page.table("results")[1] == every_digit, "every digit in the results table")
 
         page = upload_error(driver, url, {"gold-file": malformed,
                                           "predictions-file": MCTACO_EXAMPLES / "example_predictions.txt"},
@@ -93,7 +118,7 @@ def test_mctaco_space(driver, tmp_path):
 def test_tempbench_space(driver, tmp_path):
     examples = browser.METRICS / "tempbench_trp" / "examples"
     result = tempbench_files.score_files(examples / "questions.jsonl", examples / "evidence.jsonl")
-    number = repr  # the app shows every digit
+    number = rounded
     expected = [["all questions", str(result["n_questions"]), number(result["TRP_macro"]), number(result["TRP_micro"]),
                  number(result["CCR"]), number(result["coverage"])]]
     for field in tempbench_scoring.SLICES:
@@ -121,14 +146,14 @@ def test_webnlg_space(driver, tmp_path):
     for title, schemes in [("Total_scores", result["Total_scores"]), *result["Scores_per_tag"].items()]:
         for scheme in webnlg_scoring.SCHEMES:
             cell = schemes[scheme]
-            expected.append([title, scheme, *(repr(cell[rate]) for rate in ("Precision", "Recall", "F1")),
+            expected.append([title, scheme, *(rounded(cell[rate]) for rate in ("Precision", "Recall", "F1")),
                              *(str(cell[kind]) for kind in ("Correct", "Incorrect", "Partial", "Missed", "Spurious"))])
-    expected.append(["Exact_match", "", *(repr(result["Exact_match"][rate]) for rate in ("Precision", "Recall", "F1")),
+    expected.append(["Exact_match", "", *(rounded(result["Exact_match"][rate]) for rate in ("Precision", "Recall", "F1")),
                      "", "", "", "", ""])
     by_category = webnlg_scoring.breakdown(stats, [r["category"] for r in references])
     expected_breakdown = [
-        [f"category: {group}", *(repr(sub["Total_scores"][scheme]["F1"]) for scheme in webnlg_scoring.SCHEMES),
-         repr(sub["Exact_match"]["F1"])]
+        [f"category: {group}", *(rounded(sub["Total_scores"][scheme]["F1"]) for scheme in webnlg_scoring.SCHEMES),
+         rounded(sub["Exact_match"]["F1"])]
         for group, sub in by_category.items()
     ]
     # An entity declaration: the loader refuses it (no entity expansion, no external files).
@@ -164,7 +189,7 @@ def test_tsver_space(driver, tmp_path):
         assert headers == ["score", "value", "official table (%)"]
         rows = {row[0]: row[1:] for row in shown}
         for key, name in shown_scores.items():
-            assert rows[name] == [repr(result[key]), f"{100 * result[key]:.2f}"]
+            assert rows[name] == [rounded(result[key]), f"{100 * result[key]:.2f}"]
         assert rows["gold claims"] == [str(result["n_claims"]), ""]
         assert rows["verdicts matching no label"] == [str(result["n_unmatched"]), ""]
         headers, matrix = page.wait_for_table("confusion", 4)

@@ -101,7 +101,7 @@ def test_mctaco_table(apps):
     rows = app.TABLE_EXAMPLE
     questions, gold, predictions, categories = ([row[i] for row in rows] for i in (0, 2, 3, 4))
     expected = mctaco_scoring.score(predictions, gold, questions, categories)
-    table, _, signature, notes = app.score_table(frame(app))
+    table, _, signature, notes, _ = app.score_table(frame(app), display="every digit")
     assert table.values.tolist()[0] == ["all questions", 2, repr(expected["em"]), repr(expected["f1"])]
     assert table["slice"].tolist()[1:] == list(expected["extension_per_category"])
     assert signature == "mctaco|version:1.0.0|benchscore:0.1.0|key:question_id|labels:normalized"
@@ -118,13 +118,13 @@ def test_mctaco_table(apps):
 
 def test_tempbench_table(apps):
     app = apps["tempbench_trp"]
-    table, _, signature, notes = app.score_table(frame(app))
+    table, _, signature, notes, _ = app.score_table(frame(app), display="every digit")
     # By hand: q1 retrieves 3 triples, 1 valid in 1994 (TRP 1/3, chain complete); q2 retrieves its
     # gold triple with an interval that misses 1995 (TRP 0, CCR 0).
     assert table.values.tolist() == [["all questions", 2, repr((1 / 3 + 0) / 2), repr(1 / 4), "0.5", "1.0"]]
     assert signature == "tempbench_trp|version:1.0.0|benchscore:0.1.0|space:label|top_k:none|dedup:no|subset:all"
     assert notes == "No warnings."
-    assert app.score_table(frame(app), top_k=1)[0].values.tolist()[0][2] == repr((1 + 0) / 2)
+    assert app.score_table(frame(app), top_k=1)[0].values.tolist()[0][2] == "0.5000"  # rounded by default
     with shows_error(r"^table row 2: role is 'found'; expected 'gold' or 'retrieved'"):
         app.score_table(frame(app).assign(role=["gold", "found", "retrieved", "retrieved", "gold", "retrieved"]))
     with shows_error(r"^table row 6: t_query 1996 differs from 1995 given earlier for question 'q2'"):
@@ -141,7 +141,7 @@ def test_webnlg_table(apps):
         entries.setdefault(entry, {"reference": [], "candidate": []})[side].append(triple)
     expected = webnlg_scoring.score([e["reference"] for e in entries.values()],
                                     [e["candidate"] for e in entries.values()])
-    table, breakdown, _, signature, _ = app.score_table(frame(app))
+    table, breakdown, _, signature, _, _ = app.score_table(frame(app), display="every digit")
     assert table.values.tolist()[3][:5] == ["Total_scores", "Exact", *(repr(expected["Total_scores"]["Exact"][r])
                                                                        for r in ("Precision", "Recall", "F1"))]
     assert table.values.tolist()[-1][2:5] == [repr(expected["Exact_match"][r]) for r in ("Precision", "Recall", "F1")]
@@ -152,10 +152,10 @@ def test_webnlg_table(apps):
 
 def test_webnlg_breakdown_follows_the_checkboxes(apps):
     app = apps["webnlg_rdf"]
-    _, breakdown, _, signature, _ = app.score_files(*example_paths("webnlg_rdf"), by=["size"])
+    _, breakdown, _, signature, _, _ = app.score_files(*example_paths("webnlg_rdf"), by=["size"])
     assert breakdown["slice"].tolist() == ["size: 1", "size: 2", "size: 3"]
     assert signature.endswith("|breakdown:yes")
-    _, breakdown, _, signature, _ = app.score_files(*example_paths("webnlg_rdf"), by=[])
+    _, breakdown, _, signature, _, _ = app.score_files(*example_paths("webnlg_rdf"), by=[])
     assert breakdown.empty and signature.endswith("|breakdown:no")
 
 
@@ -166,7 +166,7 @@ def test_tsver_table(apps):
         gold.append({"Claim": claim, "Verdict": gold_verdict, "TimeSeries": app._ranges(gold_ranges, 0, "")})
         predictions.append({"verdict": predicted, "explanation": None, "ranges": app._ranges(predicted_ranges, 0, "")})
     expected = tsver_scoring.aggregate(tsver_scoring.item_stats(gold, predictions))
-    table, confusion, _, signature, notes = app.score_table(frame(app))
+    table, confusion, _, signature, notes, _ = app.score_table(frame(app), display="every digit")
     rows = {row[0]: row[1] for row in table.values.tolist()}
     assert rows["TSCS"] == repr(expected["tscs"])
     assert rows["Verdict Accuracy"] == repr(expected["verdict_accuracy"])
@@ -199,7 +199,7 @@ def test_mctaco_official_runs(apps):
     runs = json.loads(shared_path("data", "mctaco", "expected_official.json").read_text())["runs"]
     for run in runs:
         gold, predictions = (str(shared_path("data", "mctaco", run[name])) for name in ("gold", "predictions"))
-        row = apps["mctaco"].score_files(gold, predictions)[0].values.tolist()[0]
+        row = apps["mctaco"].score_files(gold, predictions, display="every digit")[0].values.tolist()[0]
         assert row[2:] == [repr(run["em"]), repr(run["f1"])], run["predictions"]
 
 
@@ -210,7 +210,8 @@ def test_tempbench_official_fixture(apps):
     for questions, runs in expected.items():
         want = next(run["aggregate"] for run in runs if "label" in run["keys"])
         shown = cells(apps["tempbench_trp"].score_files(str(folder / questions),
-                                                       str(folder / "evidence_oracle_plus_noise_label.jsonl")))
+                                                       str(folder / "evidence_oracle_plus_noise_label.jsonl"),
+                                                       display="every digit"))
         assert shown[0][1:] == [str(want["n_questions"]), *(repr(want[key]) for key in
                                                            ("TRP_macro", "TRP_micro", "CCR", "coverage"))]
         slices = [[f"{field}: {value}", str(cell["n"]), repr(cell["TRP"]), "", repr(cell["CCR"]), ""]
@@ -227,7 +228,8 @@ def test_webnlg_official_example(apps):
     folder = shared_path("data", "webnlg")
     want = json.loads((folder / "expected" / "example.json").read_text())
     shown = cells(apps["webnlg_rdf"].score_files(str(folder / "example" / "Refs.xml"),
-                                                 str(folder / "example" / "Cands2.xml"), by=[]))
+                                                 str(folder / "example" / "Cands2.xml"), by=[],
+                                                 display="every digit"))
     blocks = [("Total_scores", want["Total_scores"]), *want["Scores_per_tag"].items()]
     for row, (title, scheme) in zip(shown, [(t, s) for t, _ in blocks for s in webnlg_scoring.SCHEMES]):
         cell = dict(blocks)[title][scheme]
@@ -262,7 +264,7 @@ def test_tempbench_says_how_many_evidence_lines_it_did_not_score(apps):
     questions, evidence = example_paths("tempbench_trp")
     extra = '{"id": "not-a-question", "evidence": []}\n'
     text = open(evidence, encoding="utf-8").read() + extra
-    table, _, signature, _ = apps["tempbench_trp"].score_text(open(questions, encoding="utf-8").read(), text)
+    table, _, signature, _, _ = apps["tempbench_trp"].score_text(open(questions, encoding="utf-8").read(), text)
     assert table.values.tolist()[-1] == ["evidence lines not scored (id not among the questions)", 1, "", "", "", ""]
     assert signature == "tempbench_trp|version:1.0.0|benchscore:0.1.0|space:label|top_k:none|dedup:no|subset:all"
 
@@ -272,6 +274,38 @@ def test_tsver_notes_name_the_claims_left_out_of_ev2r(apps):
     named in the Space's notes, with their number and why, as on the command line."""
     gold, predictions = example_paths("tsver")
     output = apps["tsver"].score_files(gold, predictions, str(browser.METRICS / "tsver" / "examples" / "ev2r.jsonl"))
-    notes = output[-1]
+    notes = output[-2]
     assert "Ev2R over 3 of 5 claims: 2 left out for want of a usable judge record" in notes
     assert "(claims 5, 6; first failure: no recorded Ev2R record" in notes
+
+
+@pytest.mark.parametrize("folder", FOLDERS)
+def test_pasted_text_downloads_name_the_paste_not_a_temporary_file(folder, apps):
+    """What a paste hands over (the result, the tables) names the pasted inputs as the page does."""
+    texts = [open(path, encoding="utf-8").read() for path in example_paths(folder)]
+    output = apps[folder].score_text(*texts)
+    written = {path.rsplit("/", 1)[1]: open(path, encoding="utf-8").read() for path in output[-1]}
+    table = json.loads(next(text for name, text in written.items() if name.endswith("_table.json")))
+    assert set(table["attestation"]["inputs"]) == {f"pasted {spec.label}" for spec in apps[folder].INPUTS
+                                                   if not spec.optional}
+    for name, text in written.items():
+        assert "/tmp" not in text and "pasted.jsonl" not in text, name
+
+
+def test_tsver_download_warnings_name_the_uploaded_files(apps):
+    gold, predictions = example_paths("tsver")
+    result_file = next(p for p in apps["tsver"].score_files(gold, predictions)[-1] if p.endswith("_result.json"))
+    warnings = json.loads(open(result_file, encoding="utf-8").read())["warnings"]
+    assert warnings and any("predictions.jsonl" in w for w in warnings)
+    assert not any(str(browser.METRICS) in w for w in warnings)
+
+
+@pytest.mark.parametrize("folder", FOLDERS)
+def test_a_display_that_is_not_offered_is_refused(folder, apps):
+    with shows_error(r"^numbers shown is 'bold'; expected one of rounded, every digit$"):
+        apps[folder].score_files(*example_paths(folder), display="bold")
+    with shows_error(r"^numbers shown is 'bold'"):
+        apps[folder].score_table(frame(apps[folder]), display="bold")
+    downloads = apps[folder].score_files(*example_paths(folder))[-1]
+    with shows_error(r"^numbers shown is None"):
+        space.shown_again(apps[folder].present, 1)(downloads, None)

@@ -176,7 +176,7 @@ def _single_run(found, path, bench, system):
         raise at_line(path, 1, "--system chooses a row of a table; this is a single run's result")
     metrics = {}
     for key in bench.table.keys:
-        value = _flat(found, bench.table.result_keys.get(key, key))
+        value = bench.table.run_value(found, key)
         if value is not None:
             metrics[key] = _numbers({"value": value}, key, path)
     n_items = found.get(bench.table.items_key) if bench.table.items_key else None
@@ -184,14 +184,6 @@ def _single_run(found, path, bench, system):
         raise at_line(path, 1, f"the result has none of {bench.name}'s headline numbers "
                                f"({', '.join(bench.table.keys)}); expected a benchscore {bench.name} result")
     return {"system": None, "metrics": metrics, "n_items": _option({"n_items": n_items}, "n_items", path)}
-
-
-def _flat(found, key):
-    for part in key.split("/"):
-        if not isinstance(found, dict) or part not in found:
-            return None
-        found = found[part]
-    return found
 
 
 def _score(value, key, name, path) -> float:
@@ -466,7 +458,7 @@ def _check_same_numbers(result: dict, bench: Benchmark, rescored: dict) -> None:
     by metric, so per-item records never describe other files than the aggregate's."""
     compared = 0
     for key, numbers in result["metrics"].items():
-        value = _flat(rescored, bench.table.result_keys.get(key, key))
+        value = bench.table.run_value(rescored, key)
         if value is None:  # e.g. Ev2R, which needs the judge's records
             continue
         compared += 1

@@ -7,6 +7,7 @@ import json
 import os
 import tomllib
 from dataclasses import dataclass, field
+from typing import Any
 
 METRICS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the `benchscore` package
 HOSTS = ("github", "hub")  # raw files of a GitHub repository at a pinned commit; a Hub dataset at a revision
@@ -125,6 +126,13 @@ class Table:
 
     def label(self, key: str) -> str:
         return dict(self.metrics).get(key, key)
+
+    def run_value(self, result: dict, key: str) -> Any:
+        """Where a single run's result keeps headline `key` (`result_keys`, "a/b" nested): its value, or None."""
+        found: Any = result
+        for part in self.result_keys.get(key, key).split("/"):
+            found = found.get(part) if isinstance(found, dict) else None
+        return found
 
 
 @dataclass(frozen=True)

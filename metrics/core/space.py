@@ -5,17 +5,28 @@ A Space scores through the same file readers as the CLI, so an upload, a paste a
 """
 
 import contextlib
+import json
 import math
 import pathlib
 import re
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import gradio as gr
 import pandas as pd
 
+from benchscore.core import table
+from benchscore.core.registry import Benchmark
+from benchscore.data.store import sha256_of
+
 MAX_FILE_SIZE = "5mb"  # uploads (gradio refuses larger files) and pasted text alike
 MAX_TEXT_CHARS = 5_000_000
+# How the results tables show numbers. The downloads always keep every digit.
+DISPLAYS = ("rounded", "every digit")
+ROUNDED_DIGITS = 4
+# The downloads, in `benchscore table`'s formats: (format, file ending)
+TABLE_FILES = (("markdown", "md"), ("latex", "tex"), ("csv", "csv"), ("json", "json"))
 
 
 @dataclass(frozen=True)
@@ -63,11 +74,29 @@ def table_scored(score, labels, *args, **kwargs):
         raise gr.Error(f"{labels[index]}: {err.detail}" if located else str(err), print_exception=False) from None
 
 
-def file_scorers(inputs, score, show, options=None):
-    """An app's `score_files(*paths, *options)` and `score_text(*texts, *options)`.
+@dataclass(frozen=True)
+class Presenter:
+    """An app's outputs for a result: `show(result, names, display)`'s components (tables, chart,
+    signature, notes), then the download files (`downloads`)."""
 
-    Both read through `score(*paths, **options(*extra))`, the CLI's read path; `show(result, names)`
-    makes the outputs. A missing optional file is None.
+    bench: Benchmark
+    show: Callable
+
+    def __call__(self, result: dict, names: dict, display: str = "rounded", paths=()) -> tuple:
+        check_display(display)
+        return (*self.show(result, names, display), downloads(self.bench, result, names, paths))
+
+
+def check_display(display):
+    if display not in DISPLAYS:
+        raise gr.Error(f"numbers shown is {display!r:.80}; expected one of {', '.join(DISPLAYS)}")
+
+
+def file_scorers(inputs, score, present, options=None):
+    """An app's `score_files(*paths, *options, display=)` and `score_text(*texts, *options, display=)`.
+
+    Both read through `score(*paths, **options(*extra))`, the CLI's read path; `present` (a
+    `Presenter`) makes the outputs. A missing optional file is None.
     """
     def split(args):
         given = [value or None for value in args[:len(inputs)]]
@@ -76,16 +105,16 @@ def file_scorers(inputs, score, show, options=None):
     def settings(extra, kwargs):
         return options(*extra, **kwargs) if options else {}
 
-    def score_files(*args, **kwargs):
+    def score_files(*args, display="rounded", **kwargs):
         paths, extra = split(args)
         names = uploaded(inputs, paths)
-        return show(scored(score, names, *paths, **settings(extra, kwargs)), names)
+        return present(scored(score, names, *paths, **settings(extra, kwargs)), names, display, paths)
 
-    def score_text(*args, **kwargs):
+    def score_text(*args, display="rounded", **kwargs):
         texts, extra = split(args)
         chosen = settings(extra, kwargs)
-        with pasted(inputs, texts) as (paths, names):
-            return show(scored(score, names, *paths, **chosen), names)
+        with pasted(inputs, texts) as (paths, names):  # the downloads are made while the files exist
+            return present(scored(score, names, *paths, **chosen), names, display, paths)
 
     return score_files, score_text
 
@@ -152,9 +181,51 @@ def _check_row(number, row, headers, required):
         raise gr.Error(f"table row {number}: {empty} is empty; expected a value in every row")
 
 
-def number(value):
-    """Every digit of a float (numbers compare exactly with other runs); "n/a" for None."""
-    return "n/a" if value is None else repr(value)
+def number(value, display="rounded"):
+    """A score as the results tables show it: rounded to ROUNDED_DIGITS decimals for reading, or every
+    digit (repr: how the official scorers print them, and what compares exactly with other runs); "n/a"
+    for None."""
+    if value is None:
+        return "n/a"
+    return repr(value) if display == "every digit" else f"{value:.{ROUNDED_DIGITS}f}"
+
+
+def renamed(value, names):
+    """`value` (a result: dicts, lists, strings) with temporary paths replaced by the user's names."""
+    if isinstance(value, str):
+        return named(value, names)
+    if isinstance(value, dict):
+        return {key: renamed(item, names) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [renamed(item, names) for item in value]
+    return value
+
+
+def downloads(bench, result, names, paths=()):
+    """The files a Space hands over: the full result as `benchscore <bench> --json` prints it (every
+    digit; file names as the user knows them), and the run as a one-row table in each format of
+    `benchscore table`, attested by the sha256 of each input file and of the result."""
+    result = renamed(result, names)
+    inputs = {names.get(path, path): sha256_of(path) for path in paths if path}
+    run = table.of_run(bench, result, inputs=inputs)
+    folder = pathlib.Path(tempfile.mkdtemp(prefix="benchscore-"))
+    files = [(f"{bench.name}_result.json", json.dumps(result, indent=2, ensure_ascii=False))]
+    files += [(f"{bench.name}_table.{ending}", table.render(run, bench, fmt)) for fmt, ending in TABLE_FILES]
+    for name, text in files:
+        (folder / name).write_text(text + "\n", encoding="utf-8")
+    return [str(folder / name) for name, _ in files]
+
+
+def shown_again(present, n_outputs):
+    """The display choice's handler: the results again, from the downloaded result, in the other display."""
+    def redisplay(files, display):
+        result_file = next((path for path in files or () if str(path).endswith("_result.json")), None)
+        if result_file is None:  # nothing scored yet
+            return (gr.skip(),) * n_outputs
+        check_display(display)
+        result = json.loads(pathlib.Path(result_file).read_text(encoding="utf-8"))
+        return present.show(result, {}, display)
+    return redisplay
 
 
 def notes(result, names):
@@ -189,20 +260,38 @@ def notes_box(label, lines=2):
     return gr.Textbox(label=label, lines=lines, elem_id="notes", render=False)
 
 
-def build_demo(*, folder, title, heading, inputs, outputs, score_files, score_text, example, example_label,
+def download_files():
+    """The output of the files a Space hands over (unrendered)."""
+    return gr.File(label="Download: the full result (JSON, every digit) and the table (Markdown, LaTeX, CSV, JSON)",
+                   file_count="multiple", interactive=False, elem_id="downloads", render=False)
+
+
+def _with_display(score):
+    """A scoring function called by the page: its last input is the display choice (a keyword of `score`)."""
+    def run(*args):
+        return score(*args[:-1], display=args[-1])
+    return run
+
+
+def build_demo(*, folder, title, heading, inputs, outputs, present, score_files, score_text, example, example_label,
                upload_note, table_value, table_headers, table_note, score_table, options=None):
-    """The common layout: options, then Upload / Paste / Table tabs, then the outputs.
+    """The common layout: options, then Upload / Paste / Table tabs, then the outputs and the downloads.
 
     `folder` is the app's: the summary is its card's, the `example` names files in its `examples/`.
-    `outputs` are unrendered components (made first so the example can score into them); `options()`
-    makes the option widgets inside the page and returns them (they follow the files, texts or table
-    as extra arguments of the scoring functions).
+    `outputs` are unrendered components (made first so the example can score into them), the ones
+    `present.show` fills; `options()` makes the option widgets inside the page and returns them (they
+    follow the files, texts or table as extra arguments of the scoring functions, then the display).
     """
     summary = card_summary(folder, f"{heading}.")
     example = [str(pathlib.Path(folder, "examples", name)) for name in example]
+    shown, outputs = list(outputs), [*outputs, download_files()]
+    score_files, score_text, score_table = map(_with_display, (score_files, score_text, score_table))
     with gr.Blocks(title=title) as demo:
         gr.Markdown(f"# {heading}\n\n{summary}")
-        extra = options() if options else []
+        display = gr.Radio(list(DISPLAYS), value=DISPLAYS[0], elem_id="display",
+                           label=f"Numbers shown: rounded to {ROUNDED_DIGITS} decimals, or every digit (as the "
+                                 "official scorers print them; the downloads keep every digit)")
+        extra = [*(options() if options else []), display]
         with gr.Tabs():
             with gr.Tab("Upload files"):
                 gr.Markdown(f"{upload_note} Up to {MAX_FILE_SIZE} each.")
@@ -229,6 +318,7 @@ def build_demo(*, folder, title, heading, inputs, outputs, score_files, score_te
         files_button.click(score_files, files + extra, outputs)
         text_button.click(score_text, texts + extra, outputs)
         table_button.click(score_table, [table] + extra, outputs)
+        display.change(shown_again(present, len(shown)), [outputs[-1], display], shown)
     return demo
 
 

@@ -140,6 +140,22 @@ def _cell(found: dict, paired: dict | None, key: str, test: str) -> dict:
     return cell
 
 
+def of_run(bench: Benchmark, result: dict, system: str = "run", inputs: dict | None = None) -> dict:
+    """One run's result as a table of one row (what a Space hands over): its headline numbers, no
+    interval and no p-value (those need the per-item statistics: `benchscore table`), and an
+    attestation of the inputs ({name: sha256}) and of the result (its canonical JSON)."""
+    found = {key: bench.table.run_value(result, key) for key in bench.table.keys}
+    keys = [key for key, value in found.items() if value is not None]
+    cells = {key: {"value": found[key], "low": None, "high": None, "p_value": None} for key in keys}
+    n_items = result.get(bench.table.items_key) if bench.table.items_key else None
+    table = {"benchmark": bench.name, "signature": str(result["signature"]), "baseline": system, "test": None,
+             "level": None, "n_resamples": None, "seed": None, "metrics": {key: bench.table.label(key) for key in keys},
+             "rows": [{"system": system, "n_items": n_items, "metrics": cells}]}
+    table["attestation"] = {"inputs": dict(inputs or {}), "result_sha256": _digest(result),
+                            "table_sha256": _digest(table)}
+    return table
+
+
 def _digest(table: dict) -> str:
     """The sha256 of the table's canonical JSON (sorted keys, no attestation)."""
     body = {key: value for key, value in table.items() if key != "attestation"}
@@ -161,7 +177,16 @@ def _p(cell: dict) -> str:
     return "" if cell["p_value"] is None else f"{cell['p_value']:.4f}"
 
 
+def _interval(cell: dict, bench: Benchmark) -> str:
+    """" [low, high]" of a cell, or nothing for a single run's cell (no interval)."""
+    if cell["low"] is None:
+        return ""
+    return f" [{_shown(cell['low'], bench)}, {_shown(cell['high'], bench)}]"
+
+
 def _footnote(table: dict, alpha: float, n_systems: int) -> str:
+    if table["level"] is None:
+        return "A single run: no interval (benchscore table adds bootstrap intervals and paired tests)."
     level = f"{table['level']:.0%}"
     note = f"[low, high]: {level} bootstrap interval."
     if n_systems > 1:
@@ -171,13 +196,13 @@ def _footnote(table: dict, alpha: float, n_systems: int) -> str:
 
 def markdown(table: dict, bench: Benchmark, alpha: float = 0.05) -> str:
     keys = list(table["metrics"])
-    header = ["system", *(table["metrics"][k] for k in keys), *(f"p ({table['metrics'][k]})" for k in keys)]
+    tested = keys if len(table["rows"]) > 1 else []  # p-value columns against the baseline, when there are others
+    header = ["system", *(table["metrics"][k] for k in keys), *(f"p ({table['metrics'][k]})" for k in tested)]
     lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(["---"] + ["---:"] * (len(header) - 1)) + " |"]
     for row in table["rows"]:
         cells = row["metrics"]
-        values = [f"{_shown(cells[k]['value'], bench)}{_mark(cells[k], alpha)} "
-                  f"[{_shown(cells[k]['low'], bench)}, {_shown(cells[k]['high'], bench)}]" for k in keys]
-        lines.append("| " + " | ".join([_escape_md(row["system"]), *values, *(_p(cells[k]) or "-" for k in keys)])
+        values = [f"{_shown(cells[k]['value'], bench)}{_mark(cells[k], alpha)}{_interval(cells[k], bench)}" for k in keys]
+        lines.append("| " + " | ".join([_escape_md(row["system"]), *values, *(_p(cells[k]) or "-" for k in tested)])
                      + " |")
     lines += ["", _footnote(table, alpha, len(table["rows"])) + f" Signature: `{table['signature']}`"]
     return "\n".join(lines)
@@ -211,7 +236,8 @@ def latex(table: dict, bench: Benchmark, alpha: float = 0.05) -> str:
             if cell["value"] is not None and cell["value"] == best[k]:
                 value = rf"\textbf{{{value}}}"
             mark = "$^{*}$" if _mark(cell, alpha) else ""
-            cells.append(f"{value}{mark} {{\\scriptsize [{_shown(cell['low'], bench)}, {_shown(cell['high'], bench)}]}}")
+            interval = _interval(cell, bench)
+            cells.append(f"{value}{mark} {{\\scriptsize{interval}}}" if interval else f"{value}{mark}")
         lines.append(_latex_text(row["system"]) + " & " + " & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}",
               r"\caption{" + _latex_text(_footnote(table, alpha, len(table["rows"]))) + " Bold: the best value. "

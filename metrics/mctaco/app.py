@@ -8,6 +8,7 @@ import pathlib
 import gradio as gr
 import pandas as pd
 
+import benchscore
 from benchscore.core import space
 from benchscore.mctaco import files, scoring
 
@@ -23,17 +24,19 @@ TABLE_EXAMPLE = [["How long did it take to boil the pasta?", "about ten minutes"
                  ["How often does the bakery open?", "every century", "no", "no", "Frequency"]]
 
 
-def show(result, names):
+def show(result, names, display="rounded"):
     """Result dict -> (per-category table, bar chart data, signature, notes)."""
     slices = {"all questions": result, **result.get("extension_per_category", {})}
-    table = pd.DataFrame([[name, cell["n_questions"], space.number(cell["em"]), space.number(cell["f1"])]
+    table = pd.DataFrame([[name, cell["n_questions"], space.number(cell["em"], display),
+                           space.number(cell["f1"], display)]
                           for name, cell in slices.items()], columns=RESULT_HEADERS)
     bars = [{"bar": f"{metric} · {name}", "metric": metric, "score": cell[key]}
             for name, cell in slices.items() for metric, key in (("EM", "em"), ("F1", "f1"))]
     return table, space.bars(bars), result["signature"], space.notes(result, names)
 
 
-score_files, score_text = space.file_scorers(INPUTS, files.score_files, show)
+present = space.Presenter(benchscore.benchmark("mctaco"), show)
+score_files, score_text = space.file_scorers(INPUTS, files.score_files, present)
 
 
 # A cell is text: the 1/0 and True/False that `scoring.parse_label` takes as numbers and booleans, read
@@ -45,7 +48,7 @@ def _label(cell):
     return _CELL_LABELS.get(cell.lower(), cell)
 
 
-def score_table(table):
+def score_table(table, display="rounded"):
     """The editable table: one candidate per row; the question text (or any id) groups candidates."""
     rows = space.table_rows(table, TABLE_HEADERS, required=("question", "gold", "prediction"))
     questions, _, gold, predictions, categories = zip(*rows)
@@ -55,7 +58,7 @@ def score_table(table):
     labels = [f"table row {number}" for number in range(1, len(rows) + 1)]
     result = space.table_scored(scoring.score, labels, predictions, gold, questions,
                                 categories if all(categories) else None)
-    return show(result, {})
+    return present(result, {}, display)
 
 
 def build_demo():
@@ -64,7 +67,7 @@ def build_demo():
                space.notes_box("Notes (where the official evaluator would differ)")]
     return space.build_demo(
         folder=HERE, title="MC-TACO metric", heading="MC-TACO: question-level EM and F1",
-        inputs=INPUTS, outputs=outputs, score_files=score_files, score_text=score_text, score_table=score_table,
+        inputs=INPUTS, outputs=outputs, present=present, score_files=score_files, score_text=score_text, score_table=score_table,
         example=["example.tsv", "example_predictions.txt"], example_label="Bundled example: 5 questions, 13 candidates",
         upload_note="The official formats: the MC-TACO TSV (sentence, question, answer, label, category; e.g. "
                     "`dev_3783.tsv`) and your predictions, one `yes`/`no` per line in the same order.",

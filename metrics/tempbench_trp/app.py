@@ -9,6 +9,7 @@ import re
 import gradio as gr
 import pandas as pd
 
+import benchscore
 from benchscore.core import space
 from benchscore.core.checks import as_int, is_int
 from benchscore.tempbench_trp import files, scoring
@@ -87,7 +88,7 @@ def _table_questions(rows):
     return list(questions.values())
 
 
-def score_table(table, space_name="label", split="", top_k=0, dedup=False):
+def score_table(table, space_name="label", split="", top_k=0, dedup=False, display="rounded"):
     """The editable table: one triple per row, gold or retrieved, grouped by question id (label space)."""
     questions = _table_questions(space.table_rows(table, TABLE_HEADERS, required=TABLE_HEADERS))
     options = _options(space_name, split, top_k, dedup)
@@ -95,18 +96,19 @@ def score_table(table, space_name="label", split="", top_k=0, dedup=False):
         raise gr.Error("The table has no split column; leave 'split' empty to score it.")
     # by=(): the table has no complexity or operator, so no slices.
     result = space.scored(scoring.score, {}, questions, [q["evidence"] for q in questions], by=(), **options)
-    return show(result, {})
+    return present(result, {}, display)
 
 
-def show(result, names):
+def show(result, names, display="rounded"):
     """Result dict -> (table with the per-slice cells, bar chart data, signature, notes)."""
     table = [["all questions", result["n_questions"],
-              *(space.number(result[key]) for key in ("TRP_macro", "TRP_micro", "CCR", "coverage"))]]
+              *(space.number(result[key], display) for key in ("TRP_macro", "TRP_micro", "CCR", "coverage"))]]
     bars = []
     for field in (key[3:] for key in result if key.startswith("by_")):
         for value, cell in result[f"by_{field}"].items():
             name = f"{field}: {'(not given)' if value is None else value}"
-            table.append([name, cell["n"], space.number(cell["TRP"]), "", space.number(cell["CCR"]), ""])
+            table.append([name, cell["n"], space.number(cell["TRP"], display), "", space.number(cell["CCR"], display),
+                          ""])
             bars += [{"bar": f"{metric} · {name}", "metric": metric, "score": cell[metric]}
                      for metric in ("TRP", "CCR")]
     if result.get("n_evidence_unused"):  # said, not silently dropped
@@ -116,7 +118,8 @@ def show(result, names):
     return table, space.bars(bars), result["signature"], space.notes(result, names)
 
 
-score_files, score_text = space.file_scorers(INPUTS, files.score_files, show, _options)
+present = space.Presenter(benchscore.benchmark("tempbench"), show)
+score_files, score_text = space.file_scorers(INPUTS, files.score_files, present, _options)
 
 
 def _options_widgets():
@@ -144,7 +147,7 @@ def build_demo():
     outputs = [space.results_table(RESULT_HEADERS, "Scores (TRP is TRP_macro for all questions)"),
                space.bar_chart("By complexity and operator"), space.signature_box(),
                space.notes_box("Notes (the reference scorer's conventions that changed a number)")]
-    return space.build_demo(**PAGE, folder=HERE, inputs=INPUTS, outputs=outputs, score_files=score_files,
+    return space.build_demo(**PAGE, folder=HERE, inputs=INPUTS, outputs=outputs, present=present, score_files=score_files,
                             score_text=score_text, example=["questions.jsonl", "evidence.jsonl"],
                             table_value=TABLE_EXAMPLE, table_headers=TABLE_HEADERS, score_table=score_table,
                             options=_options_widgets)

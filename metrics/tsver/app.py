@@ -9,6 +9,7 @@ import pathlib
 import gradio as gr
 import pandas as pd
 
+import benchscore
 from benchscore.core import space
 from benchscore.tsver import files, scoring
 from benchscore.tsver.scoring import percent
@@ -92,16 +93,18 @@ def _table_claims(rows):
     return gold, [by_claim[g["Claim"]] for g in gold]
 
 
-def score_table(table, strict=False, ev2r_aggregation="tsver"):
+def score_table(table, strict=False, ev2r_aggregation="tsver", display="rounded"):
     """The editable table: one claim per row, scored as the files would be."""
     rows = space.table_rows(table, TABLE_HEADERS, required=("claim", "gold verdict", "gold ranges"))
     gold, predictions = _table_claims(rows)
-    return show(space.scored(files.score, {}, gold, predictions, None, **_options(strict, ev2r_aggregation)), {})
+    return present(space.scored(files.score, {}, gold, predictions, None, **_options(strict, ev2r_aggregation)), {},
+                   display)
 
 
-def show(result, names):
-    """Result dict -> (scores table, confusion matrix, bar chart data, signature, notes)."""
-    rows = [[name, space.number(result[key]), percent(result[key])] for key, name in SCORES if key in result]
+def show(result, names, display="rounded"):
+    """Result dict -> (scores table, confusion matrix, bar chart data, signature, notes); the last column is
+    the official table's print (x100, 2 decimals) whatever the display."""
+    rows = [[name, space.number(result[key], display), percent(result[key])] for key, name in SCORES if key in result]
     rows += [[name, str(result[key]), ""] for key, name in COUNTS if key in result]
     matrix = result["confusion_matrix"]
     confusion = pd.DataFrame([[label, *map(str, row)] for label, row in zip(scoring.LABELS, matrix)],
@@ -112,7 +115,8 @@ def show(result, names):
             result["signature"], space.notes(result, names))
 
 
-score_files, score_text = space.file_scorers(INPUTS, files.score_files, show, _options)
+present = space.Presenter(benchscore.benchmark("tsver"), show)
+score_files, score_text = space.file_scorers(INPUTS, files.score_files, present, _options)
 
 
 def _options_widgets():
@@ -131,7 +135,8 @@ def build_demo():
                                y_lim=None, x_title="gold verdict", x_label_angle=-15),
                space.signature_box(),
                space.notes_box("Notes from the scorer (what the official scorer does silently)", lines=3)]
-    return space.build_demo(**PAGE, folder=HERE, inputs=INPUTS, outputs=outputs, options=_options_widgets,
+    return space.build_demo(**PAGE, folder=HERE, inputs=INPUTS, outputs=outputs, present=present,
+                            options=_options_widgets,
                             example=["gold.jsonl", "predictions.jsonl", "ev2r.jsonl"], score_files=score_files,
                             score_text=score_text, score_table=score_table, table_value=TABLE_EXAMPLE,
                             table_headers=TABLE_HEADERS)

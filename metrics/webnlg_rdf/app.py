@@ -9,6 +9,7 @@ import pathlib
 import gradio as gr
 import pandas as pd
 
+import benchscore
 from benchscore.core import space
 from benchscore.webnlg_rdf import files, scoring
 
@@ -48,45 +49,46 @@ def _table_entries(rows):
     return [f"table entry {name!r}" for name in entries], *zip(*entries.values())
 
 
-def score_table(table, by=()):
+def score_table(table, by=(), display="rounded"):
     """The editable table: one triple per row, reference or candidate, grouped by entry (the breakdown
     options, passed to every tab, apply to files only: the table has no categories)."""
     labels, references, candidates = _table_entries(space.table_rows(table, TABLE_HEADERS, required=TABLE_HEADERS))
     space.table_scored(scoring.check_cost, labels, references, candidates)
-    return show(space.table_scored(scoring.score, labels, references, candidates), {})
+    return present(space.table_scored(scoring.score, labels, references, candidates), {}, display)
 
 
-def _official_rows(result):
+def _official_rows(result, display):
     rows = []
     for title, schemes in [("Total_scores", result["Total_scores"]), *result["Scores_per_tag"].items()]:
-        rows += [[title, scheme, *(space.number(cell[rate]) for rate in scoring.RATES),
+        rows += [[title, scheme, *(space.number(cell[rate], display) for rate in scoring.RATES),
                   *(cell[kind] for kind in scoring.KINDS)] for scheme, cell in schemes.items()]
     exact = result["Exact_match"]
-    return rows + [["Exact_match", "", *(space.number(exact[rate]) for rate in scoring.RATES), *[""] * 5]]
+    return rows + [["Exact_match", "", *(space.number(exact[rate], display) for rate in scoring.RATES), *[""] * 5]]
 
 
-def _breakdown_rows(result):
+def _breakdown_rows(result, display):
     rows, bars = [], []
     for key in BREAKDOWNS:
         for group, sub in result.get(f"extension_per_{key}", {}).items():
             name = f"{key}: {group}"
             f1 = {scheme: sub["Total_scores"][scheme]["F1"] for scheme in scoring.SCHEMES}
             f1["Exact_match"] = sub["Exact_match"]["F1"]
-            rows.append([name, *(space.number(f1[column]) for column in BREAKDOWN_HEADERS[1:])])
+            rows.append([name, *(space.number(f1[column], display) for column in BREAKDOWN_HEADERS[1:])])
             bars += [{"bar": f"{scheme} · {name}", "scheme": scheme, "F1": value} for scheme, value in f1.items()]
     return rows, bars
 
 
-def show(result, names):
+def show(result, names, display="rounded"):
     """Result dict -> (official scores table, breakdown table, bar chart data, signature, notes)."""
-    breakdown, bars = _breakdown_rows(result)
-    return (pd.DataFrame(_official_rows(result), columns=RESULT_HEADERS),
+    breakdown, bars = _breakdown_rows(result, display)
+    return (pd.DataFrame(_official_rows(result, display), columns=RESULT_HEADERS),
             pd.DataFrame(breakdown, columns=BREAKDOWN_HEADERS), space.bars(bars, ("bar", "scheme", "F1")),
             result["signature"], space.notes(result, names))
 
 
 # Uploaded or pasted official files (the reference XML, the candidate XML), read as the CLI reads them.
-score_files, score_text = space.file_scorers(INPUTS, files.score_files, show, _options)
+present = space.Presenter(benchscore.benchmark("webnlg"), show)
+score_files, score_text = space.file_scorers(INPUTS, files.score_files, present, _options)
 
 
 def _options_widgets():
@@ -109,6 +111,7 @@ def build_demo():
         heading="WebNLG+ 2020 text-to-RDF: the official scores",
         inputs=INPUTS,
         outputs=outputs,
+        present=present,
         score_files=score_files,
         score_text=score_text,
         example=["refs.xml", "cands.xml"],
