@@ -28,30 +28,36 @@ def best_of(function, repeats=3):
     return min(times)
 
 
+def timings(copies=20, shared=None):
+    """{"claims", "pure", "aggregate_only", "compute"} (seconds, best of 3) on the test set `copies` times over."""
+    data = pathlib.Path(shared or pathlib.Path(__file__).resolve().parents[2] / "shared") / "data" / "tsver"
+    gold = files.read_references(data / "tsver_test.jsonl")
+    predictions = files.read_predictions(data / "predictions" / "pred_test_wrong_verdict.jsonl",
+                                         [g["Claim"] for g in gold])
+    gold, predictions = gold * copies, predictions * copies
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", scoring.TSVerWarning)
+        pure = best_of(lambda: scoring.score(gold, predictions))
+        stats = scoring.item_stats(gold, predictions)
+        aggregate_only = best_of(lambda: scoring.aggregate(stats))
+        references = [loader.reference(g) for g in gold]
+        examples = [loader.prediction(p) for p in predictions]
+        metric = load("tsver")
+        wrapped = best_of(lambda: metric.compute(predictions=examples, references=references))
+    return {"claims": len(gold), "pure": pure, "aggregate_only": aggregate_only, "compute": wrapped}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--copies", type=int, default=20)
     parser.add_argument("--shared", default=str(pathlib.Path(__file__).resolve().parents[2] / "shared"))
     args = parser.parse_args()
-    data = pathlib.Path(args.shared) / "data" / "tsver"
-    gold = files.read_references(data / "tsver_test.jsonl")
-    predictions = files.read_predictions(data / "predictions" / "pred_test_wrong_verdict.jsonl",
-                                           [g["Claim"] for g in gold])
-    gold, predictions = gold * args.copies, predictions * args.copies
-
-    warnings.simplefilter("ignore", scoring.TSVerWarning)
-    pure = best_of(lambda: scoring.score(gold, predictions))
-    stats = scoring.item_stats(gold, predictions)
-    aggregate_only = best_of(lambda: scoring.aggregate(stats))
-    references = [loader.reference(g) for g in gold]
-    examples = [loader.prediction(p) for p in predictions]
-    metric = load("tsver")
-    wrapped = best_of(lambda: metric.compute(predictions=examples, references=references))
-
-    print(f"claims: {len(gold)}")
-    print(f"pure scoring:      {pure:.3f} s")
-    print(f"aggregate only:    {aggregate_only:.4f} s  ({aggregate_only / pure:.3f} x pure)")
-    print(f"evaluate.compute:  {wrapped:.3f} s  ({wrapped / pure:.1f} x pure)")
+    t = timings(args.copies, args.shared)
+    print(f"claims: {t['claims']}")
+    print(f"pure scoring:      {t['pure']:.3f} s")
+    print(f"aggregate only:    {t['aggregate_only']:.4f} s  ({t['aggregate_only'] / t['pure']:.3f} x pure)")
+    print(f"evaluate.compute:  {t['compute']:.3f} s  ({t['compute'] / t['pure']:.1f} x pure)")
 
 
 if __name__ == "__main__":
