@@ -18,6 +18,7 @@ evaluate's loader takes the first `evaluate.Metric` subclass it finds in the mod
 
 import gc
 
+import datasets
 import evaluate
 
 import benchscore
@@ -43,6 +44,31 @@ def gc_paused(method, **kwargs):
     finally:
         if enabled:
             gc.enable()
+
+
+# A plain `Value` feature -> the Python type its values encode to unchanged (Value.encode_example is
+# bool(v), str(v), int(v), float(v): the identity on values of exactly that type).
+_STORED_AS_IS = {"bool": bool, "string": str, "int64": int, "float64": float}
+
+
+class _PreparedFeatures(datasets.Features):
+    """The features evaluate writes a batch with, encoding a column only where encoding changes it.
+
+    evaluate's `add_batch` encodes every value through datasets' `Features.encode_batch`, a Python call
+    per value: most of `compute`'s cost over the pure scorer on flat columns. A column of a plain
+    `Value` whose values all have exactly its Python type (what `_prepare` gives) encodes to itself, so
+    it is passed through; every other column is encoded as datasets encodes it."""
+
+    def encode_batch(self, batch):
+        if set(batch) != set(self):
+            return super().encode_batch(batch)  # datasets' own error
+        return {key: column if self._as_is(key, column) else self.encode_column(column, key)
+                for key, column in batch.items()}
+
+    def _as_is(self, key, column):
+        feature = self[key]
+        kind = _STORED_AS_IS.get(feature.dtype) if type(feature) is datasets.Value else None
+        return kind is not None and type(column) is list and set(map(type, column)) <= {kind}
 
 
 class BenchscoreMetric(evaluate.Metric):
@@ -93,6 +119,11 @@ class BenchscoreMetric(evaluate.Metric):
         """Adds one example; optional features may be left out."""
         return self.add_batch(predictions=[prediction], references=[reference],
                               **{name: [value] for name, value in kwargs.items()})
+
+    def _infer_feature_from_batch(self, batch):
+        # evaluate picks the features a batch is written with here; ours encode only what changes (see
+        # _PreparedFeatures), after `_prepare` checked every value.
+        return _PreparedFeatures(super()._infer_feature_from_batch(batch))
 
     def _finalize(self):
         self._n_added = 0  # the next add_batch starts a new input
