@@ -106,3 +106,53 @@ def _typed_nan(value):
 def test_prepared_features_refuse_what_datasets_refuses():
     with pytest.raises(ValueError, match="Column mismatch"):
         _PreparedFeatures(FEATURES).encode_batch({"flag": [True]})
+
+
+def _line_by_line(path):
+    """What iter_lines gave before it read in blocks (readline per line): the oracle for the block reader."""
+    out = []
+    with open(path, "rb") as f:
+        number = 0
+        while raw := f.readline(readers.MAX_LINE_BYTES + 1):
+            number += 1
+            if len(raw) > readers.MAX_LINE_BYTES:
+                return out + [("too long", number)]
+            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            try:
+                text = readers.decode(raw, path, number)
+            except ValueError as err:
+                return out + [("error", str(err))]
+            out.append((number, text.rstrip("\n").removesuffix("\r")))
+    return out
+
+
+def _in_blocks(path):
+    out = []
+    try:
+        out.extend(readers.iter_lines(path))
+    except readers.InputError as err:
+        out.append(("too long", err.line) if "longer than" in err.detail else ("error", str(err)))
+    return out
+
+
+PIECES = [b"a", b"\n", b"\r", b"\xef\xbb\xbf", b"\xc3\xa9", b"\xff", b"\t", b"\xc3", b"\r\n"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(pieces=st.lists(st.sampled_from(PIECES), max_size=16), bom=st.booleans(), limit=st.integers(2, 8),
+       block=st.integers(1, 7))
+def test_block_reader_reads_as_the_line_reader(pieces, bom, limit, block, tmp_path_factory, monkeypatch_module):
+    """Lines, line numbers, CRLF, the byte-order mark, bad UTF-8 and the line limit, in order, across
+    block boundaries (tiny limits and blocks make every boundary case reachable)."""
+    path = tmp_path_factory.mktemp("lines") / "f.txt"
+    path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + b"".join(pieces))
+    monkeypatch_module.setattr(readers, "MAX_LINE_BYTES", limit)
+    monkeypatch_module.setattr(readers, "_BLOCK_BYTES", block)
+    assert _in_blocks(path) == _line_by_line(path)
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    with pytest.MonkeyPatch.context() as patch:
+        yield patch
