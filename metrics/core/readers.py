@@ -161,13 +161,8 @@ def iter_lines(path: str | os.PathLike) -> Iterator[tuple[int, str]]:
             block = f.read(_BLOCK_BYTES)
             lines = (pending + block).split(b"\n")
             pending = lines.pop()  # the unfinished line (all of it at the end of the file)
-            # A line is too long once its bytes and line end pass MAX_LINE_BYTES (as readline(MAX + 1) counts).
-            first_extra = bom if number == 0 else 0
-            too_long = next((i for i, line in enumerate(lines) if len(line) + (first_extra if i == 0 else 0)
-                             >= MAX_LINE_BYTES), None)
+            too_long = _first_too_long(lines, pending, bom if number == 0 else 0)
             yield from _decoded(path, number, lines[:too_long])
-            if too_long is None and len(pending) + (first_extra if not lines else 0) > MAX_LINE_BYTES:
-                too_long = len(lines)
             if too_long is not None:
                 raise at_line(path, number + too_long + 1, f"the line is longer than {MAX_LINE_BYTES >> 20} MiB; "
                                                            "expected one record per line")
@@ -176,6 +171,16 @@ def iter_lines(path: str | os.PathLike) -> Iterator[tuple[int, str]]:
                 break
         if pending or (start and not number):  # (a file of a byte-order mark alone: one empty line)
             yield number + 1, decode(pending, path, number + 1).removesuffix("\r")
+
+
+def _first_too_long(lines, pending, first_extra):
+    """The index of the first line too long (`len(lines)` for the unfinished `pending`), else None. A line is
+    too long once its bytes and line end pass MAX_LINE_BYTES (as readline(MAX + 1) counts them); line 1 of
+    the file counts `first_extra` more bytes (its byte-order mark)."""
+    lengths = list(map(len, lines)) + [len(pending) - 1]  # (pending has no line end yet)
+    if lengths:
+        lengths[0] += first_extra
+    return next((i for i, length in enumerate(lengths) if length >= MAX_LINE_BYTES), None)
 
 
 def _decoded(path, number, lines):

@@ -229,20 +229,22 @@ def latex(table: dict, bench: Benchmark, alpha: float = 0.05) -> str:
     lines = [r"\begin{table}[t]", r"\centering", r"\begin{tabular}{l" + "r" * len(keys) + "}", r"\toprule",
              "System & " + " & ".join(_latex_text(table["metrics"][k]) for k in keys) + r" \\", r"\midrule"]
     for row in table["rows"]:
-        cells = []
-        for k in keys:
-            cell = row["metrics"][k]
-            value = _shown(cell["value"], bench)
-            if cell["value"] is not None and cell["value"] == best[k]:
-                value = rf"\textbf{{{value}}}"
-            mark = "$^{*}$" if _mark(cell, alpha) else ""
-            interval = _interval(cell, bench)
-            cells.append(f"{value}{mark} {{\\scriptsize{interval}}}" if interval else f"{value}{mark}")
+        cells = [_latex_cell(row["metrics"][k], best[k], bench, alpha) for k in keys]
         lines.append(_latex_text(row["system"]) + " & " + " & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}",
               r"\caption{" + _latex_text(_footnote(table, alpha, len(table["rows"]))) + " Bold: the best value. "
               r"Signature: \texttt{" + _latex_text(table["signature"]) + "}}", r"\end{table}"]
     return "\n".join(lines)
+
+
+def _latex_cell(cell: dict, best: float | None, bench: Benchmark, alpha: float) -> str:
+    """A value (bold where it is the column's best), its mark and its interval (none for a single run)."""
+    value = _shown(cell["value"], bench)
+    if cell["value"] is not None and cell["value"] == best:
+        value = rf"\textbf{{{value}}}"
+    mark = "$^{*}$" if _mark(cell, alpha) else ""
+    interval = _interval(cell, bench)
+    return f"{value}{mark} {{\\scriptsize{interval}}}" if interval else f"{value}{mark}"
 
 
 def csv_text(table: dict, bench: Benchmark, alpha: float = 0.05) -> str:
