@@ -9,7 +9,6 @@ JSON is parsed by orjson where it is installed (the `fast` extra; about twice th
 and by the stdlib's `json` otherwise, with the same values and the same messages (see `_loads`).
 """
 
-import itertools
 import json
 import os
 import re
@@ -19,7 +18,6 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 MAX_LINE_BYTES = 64 << 20  # one line of any input file: 64 MiB
-_BLOCK_BYTES = 1 << 20  # how much of a file is read at a time
 _UMASK = os.umask(0o022)
 os.umask(_UMASK)  # read once (a umask cannot be read without setting it)
 MAX_DEPTH = 64  # JSON nesting: our deepest format (a judge's replies) needs 4
@@ -146,54 +144,20 @@ def check_writable(path: str | os.PathLike | None) -> None:
 
 
 def iter_lines(path: str | os.PathLike) -> Iterator[tuple[int, str]]:
-    """(line number, text) for each line of a UTF-8 file, without its line end (LF or CRLF).
-
-    Read in blocks of `_BLOCK_BYTES` (memory stays flat), each block's whole lines decoded in one call.
-    Errors come in line order, as from reading line by line: the lines before a bad one are yielded first."""
+    """(line number, text) for each line of a UTF-8 file, without its line end (LF or CRLF)."""
     if not stat.S_ISREG(os.stat(path).st_mode):  # checked before opening: a FIFO blocks, a device never ends
         raise at_line(path, 1, "this is not a regular file (a pipe, device or folder); expected a text file")
     with open(path, "rb") as f:
-        start = f.read(3)
-        pending = start.removeprefix(b"\xef\xbb\xbf")  # a byte-order mark is not text
-        bom = len(start) - len(pending)  # its bytes count in line 1's length, as readline counts them
         number = 0
-        while True:
-            block = f.read(_BLOCK_BYTES)
-            lines = (pending + block).split(b"\n")
-            pending = lines.pop()  # the unfinished line (all of it at the end of the file)
-            too_long = _first_too_long(lines, pending, bom if number == 0 else 0)
-            yield from _decoded(path, number, lines[:too_long])
-            if too_long is not None:
-                raise at_line(path, number + too_long + 1, f"the line is longer than {MAX_LINE_BYTES >> 20} MiB; "
-                                                           "expected one record per line")
-            number += len(lines)
-            if not block:
-                break
-        if pending or (start and not number):  # (a file of a byte-order mark alone: one empty line)
-            yield number + 1, decode(pending, path, number + 1).removesuffix("\r")
-
-
-def _first_too_long(lines, pending, first_extra):
-    """The index of the first line too long (`len(lines)` for the unfinished `pending`), else None. A line is
-    too long once its bytes and line end pass MAX_LINE_BYTES (as readline(MAX + 1) counts them); line 1 of
-    the file counts `first_extra` more bytes (its byte-order mark)."""
-    lengths = list(map(len, lines)) + [len(pending) - 1]  # (pending has no line end yet)
-    if lengths:
-        lengths[0] += first_extra
-    return next((i for i, length in enumerate(lengths) if length >= MAX_LINE_BYTES), None)
-
-
-def _decoded(path, number, lines):
-    """(number, text) of whole lines (their line ends removed) that follow line `number`."""
-    if not lines:
-        return
-    try:
-        text = (b"\n".join(lines) + b"\n").decode("utf-8")
-    except UnicodeDecodeError:  # line by line: the good lines first, then the located error
-        for offset, line in enumerate(lines, number + 1):
-            yield offset, decode(line + b"\n", path, offset)[:-1].removesuffix("\r")
-        return
-    yield from zip(itertools.count(number + 1), text.replace("\r\n", "\n").split("\n")[:-1])
+        while raw := f.readline(MAX_LINE_BYTES + 1):
+            number += 1
+            if len(raw) > MAX_LINE_BYTES:
+                raise at_line(path, number, f"the line is longer than {MAX_LINE_BYTES >> 20} MiB; "
+                                            "expected one record per line")
+            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            text = decode(raw, path, number)
+            yield number, text.rstrip("\n").removesuffix("\r")
 
 
 def iter_tsv(path: str | os.PathLike, fields: Sequence[str], what: str) -> Iterator[tuple[int, dict[str, str]]]:
