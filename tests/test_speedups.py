@@ -2,7 +2,7 @@
 
 - JSON: orjson (the `fast` extra) against the stdlib's `json`, on the texts where they differ and on
   random JSON values: the same value (and types) or the same error, through `readers.parse_json`.
-- evaluate: `_PreparedFeatures.encode_batch` (columns passed through where encoding is the identity)
+- evaluate: `PreparedFeatures.encode_batch` (columns passed through where encoding is the identity)
   against datasets' own `Features.encode_batch`, on exact, mixed and nested columns.
 """
 
@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchscore.core import readers
-from benchscore.core.metric import _PreparedFeatures
+from benchscore.core.metric import PreparedFeatures
 
 orjson = pytest.importorskip("orjson", reason="orjson is not installed (the fast extra; CI installs it)")
 
@@ -89,7 +89,7 @@ class Text(str):
      "spans": [None, [{"from": 1, "to": 2}]]},
 ])
 def test_prepared_features_encode_as_datasets_encodes(batch):
-    ours, theirs = _PreparedFeatures(FEATURES).encode_batch(batch), FEATURES.encode_batch(batch)
+    ours, theirs = PreparedFeatures(FEATURES).encode_batch(batch), FEATURES.encode_batch(batch)
     assert _typed_nan(ours) == _typed_nan(theirs)
 
 
@@ -105,5 +105,5 @@ def _typed_nan(value):
 
 def test_prepared_features_refuse_what_datasets_refuses():
     with pytest.raises(ValueError, match="Column mismatch"):
-        _PreparedFeatures(FEATURES).encode_batch({"flag": [True]})
+        PreparedFeatures(FEATURES).encode_batch({"flag": [True]})
 

@@ -51,13 +51,14 @@ def gc_paused(method, **kwargs):
 _STORED_AS_IS = {"bool": bool, "string": str, "int64": int, "float64": float}
 
 
-class _PreparedFeatures(datasets.Features):
+class PreparedFeatures(datasets.Features):
     """The features evaluate writes a batch with, encoding a column only where encoding changes it.
 
     evaluate's `add_batch` encodes every value through datasets' `Features.encode_batch`, a Python call
     per value: most of `compute`'s cost over the pure scorer on flat columns. A column of a plain
     `Value` whose values all have exactly its Python type (what `_prepare` gives) encodes to itself, so
-    it is passed through; every other column is encoded as datasets encodes it."""
+    it is passed through; every other column is encoded as datasets encodes it. A module whose
+    `_prepare` stores every column in Arrow's form declares a subclass that skips more (TempBench's)."""
 
     def encode_batch(self, batch):
         if set(batch) != set(self):
@@ -122,8 +123,9 @@ class BenchscoreMetric(evaluate.Metric):
 
     def _infer_feature_from_batch(self, batch):
         # evaluate picks the features a batch is written with here; ours encode only what changes (see
-        # _PreparedFeatures), after `_prepare` checked every value.
-        return _PreparedFeatures(super()._infer_feature_from_batch(batch))
+        # PreparedFeatures), after `_prepare` checked every value.
+        features = super()._infer_feature_from_batch(batch)
+        return features if isinstance(features, PreparedFeatures) else PreparedFeatures(features)
 
     def _finalize(self):
         self._n_added = 0  # the next add_batch starts a new input
