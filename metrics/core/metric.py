@@ -58,7 +58,7 @@ class PreparedFeatures(datasets.Features):
     per value: most of `compute`'s cost over the pure scorer on flat columns. A column of a plain
     `Value` whose values all have exactly its Python type (what `_prepare` gives) encodes to itself, so
     it is passed through; every other column is encoded as datasets encodes it. A module whose
-    `_prepare` stores every column in Arrow's form declares a subclass that skips more (TempBench's)."""
+    `_prepare` stores every column in Arrow's form declares a subclass that skips more."""
 
     def encode_batch(self, batch):
         if set(batch) != set(self):
