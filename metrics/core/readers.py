@@ -27,6 +27,7 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _LONG_INTEGER = b"0" * 19
 
+orjson: Any
 try:
     import orjson
 except ImportError:  # the stdlib alone: same values, same messages
