@@ -149,10 +149,10 @@ def of_run(bench: Benchmark, result: dict, system: str = "run", inputs: dict | N
     keys = [key for key, value in found.items() if value is not None]
     cells = {key: {"value": found[key], "low": None, "high": None, "p_value": None} for key in keys}
     n_items = result.get(bench.table.items_key) if bench.table.items_key else None
-    table: dict[str, Any] = {"benchmark": bench.name, "signature": str(result["signature"]), "baseline": system,
-                             "test": None,
-             "level": None, "n_resamples": None, "seed": None, "metrics": {key: bench.table.label(key) for key in keys},
-             "rows": [{"system": system, "n_items": n_items, "metrics": cells}]}
+    table: dict[str, Any] = {
+        "benchmark": bench.name, "signature": str(result["signature"]), "baseline": system, "test": None,
+        "level": None, "n_resamples": None, "seed": None, "metrics": {key: bench.table.label(key) for key in keys},
+        "rows": [{"system": system, "n_items": n_items, "metrics": cells}]}
     table["attestation"] = {"inputs": dict(inputs or {}), "result_sha256": _digest(result),
                             "table_sha256": _digest(table)}
     return table
