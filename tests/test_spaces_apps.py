@@ -4,6 +4,7 @@ messages for bad input (a Space built from the wheel alone: tests/test_space_whe
 
 import contextlib
 import json
+import os
 import re
 
 import pytest
@@ -309,3 +310,21 @@ def test_a_display_that_is_not_offered_is_refused(folder, apps):
     downloads = apps[folder].score_files(*example_paths(folder))[-1]
     with shows_error(r"^numbers shown is None"):
         space.shown_again(apps[folder].present, 1)(downloads, None)
+
+
+def test_showing_again_something_that_is_not_a_result_is_a_message(apps, tmp_path):
+    app = apps["mctaco"]
+    for text in ("not json", "[1, 2]", '{"em": 0.5}'):
+        path = tmp_path / "mctaco_result.json"
+        path.write_text(text, encoding="utf-8")
+        with shows_error(r"^The result to show again could not be read; score the files again\.$"):
+            space.shown_again(app.present, 4)([str(path)], "every digit")
+
+
+def test_downloads_of_old_scorings_are_removed(apps, monkeypatch):
+    first = apps["mctaco"].score_files(*example_paths("mctaco"))[-1]
+    folder = first[0].rsplit("/", 1)[0]
+    assert all(path.startswith(str(space._DOWNLOADS)) for path in first)
+    monkeypatch.setattr(space, "KEEP_DOWNLOADS_S", -1)  # everything is old
+    second = apps["mctaco"].score_files(*example_paths("mctaco"))[-1]
+    assert not os.path.exists(folder) and all(os.path.exists(path) for path in second)

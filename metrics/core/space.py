@@ -7,9 +7,12 @@ A Space scores through the same file readers as the CLI, so an upload, a paste a
 import contextlib
 import json
 import math
+import os
 import pathlib
 import re
+import shutil
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -27,6 +30,8 @@ DISPLAYS = ("rounded", "every digit")
 ROUNDED_DIGITS = 4
 # The downloads, in `benchscore table`'s formats: (format, file ending)
 TABLE_FILES = (("markdown", "md"), ("latex", "tex"), ("csv", "csv"), ("json", "json"))
+KEEP_DOWNLOADS_S = 3600  # a scoring's files are removed after this (gradio serves its own copies meanwhile)
+_DOWNLOADS = pathlib.Path(tempfile.gettempdir()) / f"benchscore-downloads-{os.getpid()}"
 
 
 @dataclass(frozen=True)
@@ -208,12 +213,24 @@ def downloads(bench, result, names, paths=()):
     result = renamed(result, names)
     inputs = {names.get(path, path): sha256_of(path) for path in paths if path}
     run = table.of_run(bench, result, inputs=inputs)
-    folder = pathlib.Path(tempfile.mkdtemp(prefix="benchscore-"))
+    folder = _fresh_folder()
     files = [(f"{bench.name}_result.json", json.dumps(result, indent=2, ensure_ascii=False))]
     files += [(f"{bench.name}_table.{ending}", table.render(run, bench, fmt)) for fmt, ending in TABLE_FILES]
     for name, text in files:
         (folder / name).write_text(text + "\n", encoding="utf-8")
     return [str(folder / name) for name, _ in files]
+
+
+def _fresh_folder():
+    """A new folder for one scoring's downloads; those of scorings older than KEEP_DOWNLOADS_S are
+    removed first, so a Space that serves for months keeps a bounded number of files."""
+    _DOWNLOADS.mkdir(mode=0o700, exist_ok=True)
+    cutoff = time.time() - KEEP_DOWNLOADS_S
+    for old in _DOWNLOADS.iterdir():
+        with contextlib.suppress(OSError):
+            if old.stat().st_mtime < cutoff:
+                shutil.rmtree(old)
+    return pathlib.Path(tempfile.mkdtemp(dir=_DOWNLOADS))
 
 
 def shown_again(present, n_outputs):
@@ -223,8 +240,12 @@ def shown_again(present, n_outputs):
         if result_file is None:  # nothing scored yet
             return (gr.skip(),) * n_outputs
         check_display(display)
-        result = json.loads(pathlib.Path(result_file).read_text(encoding="utf-8"))
-        return present.show(result, {}, display)
+        try:  # the page sends back the file it was given; anything else gets a message, not a traceback
+            result = json.loads(pathlib.Path(result_file).read_text(encoding="utf-8"))
+            return present.show(result, {}, display)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            raise gr.Error("The result to show again could not be read; score the files again.",
+                           print_exception=False) from None
     return redisplay
 
 
@@ -286,7 +307,7 @@ def build_demo(*, folder, title, heading, inputs, outputs, present, score_files,
     example = [str(pathlib.Path(folder, "examples", name)) for name in example]
     shown, outputs = list(outputs), [*outputs, download_files()]
     score_files, score_text, score_table = map(_with_display, (score_files, score_text, score_table))
-    with gr.Blocks(title=title) as demo:
+    with gr.Blocks(title=title, delete_cache=(KEEP_DOWNLOADS_S, KEEP_DOWNLOADS_S)) as demo:
         gr.Markdown(f"# {heading}\n\n{summary}")
         display = gr.Radio(list(DISPLAYS), value=DISPLAYS[0], elem_id="display",
                            label=f"Numbers shown: rounded to {ROUNDED_DIGITS} decimals, or every digit (as the "
