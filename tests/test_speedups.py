@@ -107,3 +107,50 @@ def test_prepared_features_refuse_what_datasets_refuses():
     with pytest.raises(ValueError, match="Column mismatch"):
         PreparedFeatures(FEATURES).encode_batch({"flag": [True]})
 
+
+
+def _tsver_examples():
+    """Accepted TSVer examples (checked by the module's `_prepare`), the plain and the unusual: tuples for
+    lists, numpy ints for years, str and int subclasses, None where allowed."""
+    import numpy as np
+
+    class Label(str):
+        pass
+
+    rows = [{"series": "rainfall", "ranges": [{"from": 2000, "to": 2004}]}]
+    references = [{"claim": "c1", "verdict": "Supported", "justifications": ["j"], "time_series": rows},
+                  {"claim": Label("c2"), "verdict": Label("Refuted"), "justifications": [],
+                   "time_series": ({"series": "gdp", "ranges": [{"from": np.int64(1990), "to": np.int32(1999)}]},)},
+                  {"claim": "c3", "verdict": "Not Enough Evidence", "justifications": ["a", Label("b")],
+                   "time_series": []}]
+    predictions = [{"verdict": "supported.", "explanation": None, "time_series": rows},
+                   {"verdict": None, "explanation": None, "time_series": None},
+                   {"verdict": Label("refuted"), "explanation": Label("e"),
+                    "time_series": [{"series": Label("x"), "ranges": [{"from": np.int16(3), "to": 4}]}]}]
+    return predictions, references
+
+
+def test_tsver_stores_in_arrow_what_datasets_encoding_stores():
+    """TSVer's features skip encoding (its `_prepare` checks every example's keys and types): Arrow must
+    store exactly what it stores after datasets' encoding, for every kind of value `_prepare` accepts."""
+    import pyarrow as pa
+
+    from benchscore.tsver import scoring
+
+    module = pytest.importorskip("benchscore").load("tsver")
+    predictions, references = _tsver_examples()
+    for index, (p, r) in enumerate(zip(predictions, references)):
+        scoring.check_example(p, r, index)  # every example is one the module accepts
+    features = module._info().features
+    assert type(features).encode_batch is not PreparedFeatures.encode_batch  # (TSVer's own skip)
+    batch = {"predictions": predictions, "references": references}
+    encoded = datasets.Features(features).encode_batch(batch)
+    for key in batch:
+        arrow_type = features.arrow_schema.field(key).type
+        assert pa.array(batch[key], type=arrow_type).equals(pa.array(encoded[key], type=arrow_type)), key
+    # and through the module end to end: the numbers of the pure path on the same claims
+    gold, aligned = zip(*map(scoring.from_example, predictions, references))
+    got = module.compute(predictions=predictions, references=references)
+    pure = scoring.score(list(gold), list(aligned))
+    assert {k: got[k] for k in ("tscs", "verdict_accuracy", "n_claims")} == {
+        k: pure[k] for k in ("tscs", "verdict_accuracy", "n_claims")}
