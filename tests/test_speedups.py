@@ -142,7 +142,7 @@ def test_tsver_stores_in_arrow_what_datasets_encoding_stores():
     for index, (p, r) in enumerate(zip(predictions, references)):
         scoring.check_example(p, r, index)  # every example is one the module accepts
     features = module._info().features
-    assert type(features).encode_batch is not PreparedFeatures.encode_batch  # (TSVer's own skip)
+    assert type(features).encode_batch is not PreparedFeatures.encode_batch  # (StoredAsPrepared: no encoding)
     batch = {"predictions": predictions, "references": references}
     encoded = datasets.Features(features).encode_batch(batch)
     for key in batch:

@@ -179,7 +179,7 @@ def _single_run(found, path, bench, system):
         value = bench.table.run_value(found, key)
         if value is not None:
             metrics[key] = _numbers({"value": value}, key, path)
-    n_items = found.get(bench.table.items_key) if bench.table.items_key else None
+    n_items = bench.table.run_items(found)
     if not metrics:
         raise at_line(path, 1, f"the result has none of {bench.name}'s headline numbers "
                                f"({', '.join(bench.table.keys)}); expected a benchscore {bench.name} result")

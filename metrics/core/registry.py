@@ -127,6 +127,10 @@ class Table:
     def label(self, key: str) -> str:
         return dict(self.metrics).get(key, key)
 
+    def run_items(self, result: dict) -> Any:
+        """A single run's count of scored items (`items_key`), or None."""
+        return result.get(self.items_key) if self.items_key else None
+
     def run_value(self, result: dict, key: str) -> Any:
         """Where a single run's result keeps headline `key` (`result_keys`, "a/b" nested): its value, or None."""
         found: Any = result

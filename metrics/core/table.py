@@ -148,7 +148,7 @@ def of_run(bench: Benchmark, result: dict, system: str = "run", inputs: dict | N
     found = {key: bench.table.run_value(result, key) for key in bench.table.keys}
     keys = [key for key, value in found.items() if value is not None]
     cells = {key: {"value": found[key], "low": None, "high": None, "p_value": None} for key in keys}
-    n_items = result.get(bench.table.items_key) if bench.table.items_key else None
+    n_items = bench.table.run_items(result)
     table: dict[str, Any] = {
         "benchmark": bench.name, "signature": str(result["signature"]), "baseline": system, "test": None,
         "level": None, "n_resamples": None, "seed": None, "metrics": {key: bench.table.label(key) for key in keys},
@@ -159,7 +159,7 @@ def of_run(bench: Benchmark, result: dict, system: str = "run", inputs: dict | N
 
 
 def _digest(table: dict) -> str:
-    """The sha256 of the table's canonical JSON (sorted keys, no attestation)."""
+    """The sha256 of a table's (or a result's) canonical JSON: sorted keys, no attestation."""
     body = {key: value for key, value in table.items() if key != "attestation"}
     return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
 

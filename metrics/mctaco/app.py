@@ -67,7 +67,8 @@ def build_demo():
                space.notes_box("Notes (where the official evaluator would differ)")]
     return space.build_demo(
         folder=HERE, title="MC-TACO metric", heading="MC-TACO: question-level EM and F1",
-        inputs=INPUTS, outputs=outputs, present=present, score_files=score_files, score_text=score_text, score_table=score_table,
+        inputs=INPUTS, outputs=outputs, present=present, score_files=score_files, score_text=score_text,
+        score_table=score_table,
         example=["example.tsv", "example_predictions.txt"], example_label="Bundled example: 5 questions, 13 candidates",
         upload_note="The official formats: the MC-TACO TSV (sentence, question, answer, label, category; e.g. "
                     "`dev_3783.tsv`) and your predictions, one `yes`/`no` per line in the same order.",

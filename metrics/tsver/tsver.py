@@ -96,15 +96,6 @@ Examples:
 """
 
 
-class _Checked(metric.PreparedFeatures):
-    """The declared features without `encode_batch` (a Python call per leaf of every nested example,
-    more than the scoring itself): `_prepare` has checked each example's exact keys and value types
-    (`scoring.check_example`), and Arrow still checks each value against the declared types."""
-
-    def encode_batch(self, batch):
-        return batch
-
-
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class Tsver(metric.BenchscoreMetric):  # evaluate names the module after the class: "tsver", like the folder
     def _info(self):
@@ -112,7 +103,9 @@ class Tsver(metric.BenchscoreMetric):  # evaluate names the module after the cla
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=_Checked({
+            # Stored as given: `_prepare` checks each example's exact keys and value types
+            # (`scoring.check_example`); evaluate's encoding, a Python call per leaf, cost more than scoring.
+            features=metric.StoredAsPrepared({
                 "predictions": {"verdict": datasets.Value("string"), "explanation": datasets.Value("string"),
                                 "time_series": TIME_SERIES},
                 "references": {"claim": datasets.Value("string"), "verdict": datasets.Value("string"),

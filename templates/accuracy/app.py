@@ -47,7 +47,8 @@ def build_demo():
                space.notes_box("Notes")]
     return space.build_demo(
         folder=HERE, title="Accuracy metric", heading="Accuracy (template benchmark)",
-        inputs=INPUTS, outputs=outputs, present=present, score_files=score_files, score_text=score_text, score_table=score_table,
+        inputs=INPUTS, outputs=outputs, present=present, score_files=score_files, score_text=score_text,
+        score_table=score_table,
         example=["gold.jsonl", "predictions.jsonl"], example_label="Bundled example: 5 items",
         upload_note='Two JSONL files, one {"id": ..., "label": ...} per line: the gold items and your predictions.',
         table_value=TABLE_EXAMPLE, table_headers=TABLE_HEADERS, table_note="One item per row.")
