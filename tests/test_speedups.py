@@ -4,6 +4,9 @@
   random JSON values: the same value (and types) or the same error, through `readers.parse_json`.
 - evaluate: `PreparedFeatures.encode_batch` (columns passed through where encoding is the identity)
   against datasets' own `Features.encode_batch`, on exact, mixed and nested columns.
+- TempBench: `kernel` (plainly typed questions and evidence, no error path) against the checked path
+  (`check_question`, `check_evidence`, `stats`), on random inputs with one odd value among plain ones
+  and on benchmark-shaped runs: the same row, value and type, or (through `checked_row`) the same error.
 """
 
 import json
@@ -154,3 +157,157 @@ def test_tsver_stores_in_arrow_what_datasets_encoding_stores():
     pure = scoring.score(list(gold), list(aligned))
     assert {k: got[k] for k in ("tscs", "verdict_accuracy", "n_claims")} == {
         k: pure[k] for k in ("tscs", "verdict_accuracy", "n_claims")}
+
+
+# TempBench: kernel.checked_gold/evidence_row (plainly typed inputs) against the checked path
+class Label(str):
+    """A str subclass: accepted by the checked path, never by the kernel's exact-type tests."""
+
+
+# Plain lists (so that rows are scored, with hits), each with at most one item of a kind the kernel must
+# leave alone, at a random place.
+def _mostly(plain, odd):
+    """`plain`, and one time in eight `odd`."""
+    return st.tuples(st.integers(0, 7), plain, odd).map(lambda drawn: drawn[2] if drawn[0] == 0 else drawn[1])
+
+
+_plain_names = st.sampled_from(["A", "B"])
+_plain_times = st.one_of(st.integers(1993, 1995), st.sampled_from([1993.0, 1994.0, 1995.0]), st.floats(1993, 1995))
+_names = _mostly(_plain_names, st.sampled_from(["", Label("A"), None, 1]))
+_times = _mostly(_plain_times, st.sampled_from([True, None, "1994", math.nan, math.inf, -math.inf, 2**53, 2**53 + 1,
+                                                10**400, -0.0]))
+_keys = st.sampled_from(["s", "r", "o", "s_id", "r_id", "o_id", "t_start", "t_end"])
+
+
+def _dict_triple(names, times):
+    return st.fixed_dictionaries({key: names for key in ("s", "r", "o", "s_id", "r_id", "o_id")} |
+                                 {"t_start": times, "t_end": times})
+
+
+def _with_one(plain, odd, max_size=6):
+    """Lists of `plain` items, with one `odd` item (or none) put in at a random place."""
+    def put(drawn):
+        items, item, at = drawn
+        return items if item is None else items[:at] + [item] + items[at:]
+    return st.tuples(st.lists(plain, max_size=max_size), _mostly(st.none(), odd), st.integers(0, max_size)).map(put)
+
+
+_plain = st.one_of(_dict_triple(_plain_names, _plain_times), st.tuples(*[_plain_names] * 3, *[_plain_times] * 2))
+_odd = st.one_of(_dict_triple(_names, _times), st.dictionaries(_keys, st.one_of(_names, _times)),
+                 st.tuples(_names, _names, _names, _times, _times), st.lists(_names, max_size=6), st.just("A"),
+                 st.none(), _dict_triple(_plain_names, _plain_times).map(lambda d: {k: d[k] for k in list(d)[3:]}))
+_gold = _with_one(_dict_triple(_plain_names, _plain_times), _odd, max_size=3)
+_question = st.fixed_dictionaries({"id": st.one_of(st.just("q"), st.none()), "t_query": _times,
+                                   "S_star": st.one_of(_gold, _gold, _gold.map(tuple), st.just("x"))},
+                                  optional={"complexity": st.just("1hop"), "operator_type": st.just("before")})
+_evidence = st.one_of(_with_one(_plain, _odd), _with_one(_plain, _odd).map(tuple), st.just({}))
+
+
+def _checked_path(question, evidence, space, top_k, dedup):
+    from benchscore.tempbench_trp import scoring
+
+    try:
+        checked = scoring.check_question(question, space)
+        return "row", scoring.row_of(scoring.stats(checked, scoring.check_evidence(evidence, space, checked.where),
+                                                   top_k, dedup))
+    except (ValueError, TypeError) as err:
+        return "error", f"{type(err).__name__}: {err}"
+
+
+def _codes_of_checked_items(question, evidence, space):
+    """`kernel.item_codes` of every item as the checked path reads it (None where one is refused or is in the
+    other space: the module refuses those examples)."""
+    from benchscore.tempbench_trp import kernel, scoring
+
+    checked = scoring.check_question(question, space)
+    try:
+        items = list(scoring.check_evidence(evidence, space, checked.where))
+    except (ValueError, TypeError):
+        return None
+    if any(triple in checked.other_gold and triple not in checked.gold for triple, _, _ in items):
+        return None
+    triples = [value for triple, _, _ in items for value in triple]
+    return kernel.item_codes(checked.t_query, checked.gold, triples, [t for _, *times in items for t in times])
+
+
+def _typed_row(outcome):
+    kind, value = outcome
+    return (kind, [(type(v), repr(v)) for v in value]) if kind == "row" else outcome
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_question, _evidence, st.sampled_from(["label", "id"]), st.sampled_from([None, 1, 2]), st.booleans())
+def test_tempbench_kernel_agrees_with_the_checked_path(question, evidence, space, top_k, dedup):
+    """Where the kernel returns a row, the checked path returns the same (values and types); wherever the
+    kernel is unsure, `checked_row` gives the checked path's row or error, word for word."""
+    from benchscore.tempbench_trp import kernel, scoring
+
+    expected = _checked_path(question, evidence, space, top_k, dedup)
+    gold = kernel.checked_gold(question, space)
+    row = None if gold is None else kernel.evidence_row(question, gold, evidence, space, top_k or 0, dedup)
+    if row is not None:
+        assert _typed_row(("row", row)) == _typed_row(expected)
+    # The evaluate module's stored codes, from the kernel or (any checked evidence) from the checked items:
+    codes = None if gold is None else kernel.evidence_codes(gold, evidence, space)
+    if codes is None and expected[0] == "row":
+        codes = _codes_of_checked_items(question, evidence, space)
+    if codes is not None:
+        n_gold = len(scoring.check_question(question, space).gold)
+        coded = kernel.coded_row(question.get("id"), question.get("complexity"), question.get("operator_type"),
+                                 n_gold, *codes, top_k or 0, dedup)
+        assert _typed_row(("row", coded)) == _typed_row(expected)
+    try:
+        got = "row", scoring.checked_row(question, evidence, space, top_k, dedup)
+    except (ValueError, TypeError) as err:
+        got = "error", f"{type(err).__name__}: {err}"
+    assert _typed_row(got) == _typed_row(expected)
+
+
+def test_tempbench_kernel_takes_the_benchmark_shaped_questions():
+    """The kernel is not a no-op: plainly typed questions of both spaces, tuples among the items, are its own."""
+    from benchscore.tempbench_trp import kernel
+
+    gold = [{"s": "A", "r": "rel", "o": "B", "s_id": "Q1", "r_id": "P1", "o_id": "Q2"}]
+    question = {"id": "q", "t_query": 1994, "S_star": gold}
+    evidence = [{"s": "A", "r": "rel", "o": "B", "t_start": 1994.0, "t_end": 1994}, ("A", "rel", "C", 1990, 2000.0)]
+    checked = kernel.checked_gold(question, "label")
+    assert checked == (1994.0, {("A", "rel", "B")}, {("Q1", "P1", "Q2")})
+    assert kernel.evidence_row(question, checked, evidence, "label", 0, False) == \
+        ("q", None, None, 2, 1, 1, 0.5, 1)
+    id_evidence = [{"s_id": "Q1", "r_id": "P1", "o_id": "Q2", "t_start": 1994.0, "t_end": 1994.0}]
+    assert kernel.evidence_row(question, kernel.checked_gold(question, "id"), id_evidence, "id", 0, False)[6] == 1.0
+    assert kernel.evidence_row(question, checked, id_evidence, "label", 0, False) is None  # the other space
+
+
+@pytest.mark.parametrize("top_k, dedup", [(None, False), (3, False), (None, True), (2, True)])
+def test_tempbench_kernel_scores_benchmark_shaped_runs_as_the_checked_path(top_k, dedup):
+    """Benchmark-shaped questions (bench_tempbench's generator: gold, stale copies, distractors, many hits):
+    every one is the kernel's, and its row equals the checked path's, value and type."""
+    import importlib.util
+
+    from conftest import REPO
+
+    from benchscore.tempbench_trp import kernel
+
+    spec = importlib.util.spec_from_file_location("bench_tempbench", REPO / "scripts" / "bench_tempbench.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    rows = []
+    for question, evidence in bench.make_pool(2000, seed=7):
+        row = kernel.evidence_row(question, kernel.checked_gold(question, "label"), evidence, "label", top_k or 0, dedup)
+        assert _typed_row(("row", row)) == _typed_row(_checked_path(question, evidence, "label", top_k, dedup))
+        rows.append(row)
+    assert sum(row[4] for row in rows) > 500 and 0 < sum(row[7] for row in rows) < len(rows)  # hits, some CCR
+
+
+def test_the_kernels_are_compiled_where_the_build_had_a_compiler():
+    """CI sets BENCHSCORE_REQUIRE_COMPILED=1 (its machine has gcc): a build that fell back to Python (a mypyc
+    type error in a kernel, a missing compiler) fails here rather than passing slower."""
+    import os
+
+    from benchscore.tempbench_trp import kernel
+
+    compiled = not kernel.__file__.endswith(".py")
+    if os.environ.get("BENCHSCORE_REQUIRE_COMPILED") != "1":
+        pytest.skip(f"the kernels are {'compiled' if compiled else 'Python'} here (BENCHSCORE_REQUIRE_COMPILED unset)")
+    assert compiled, f"{kernel.__file__}: the kernels were installed as Python (see setup.py)"

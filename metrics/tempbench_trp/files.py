@@ -10,7 +10,7 @@ from typing import Any
 
 from benchscore import data
 from benchscore.core.readers import at_line, iter_jsonl
-from benchscore.tempbench_trp import scoring
+from benchscore.tempbench_trp import kernel, scoring
 
 TRIPLE_STRINGS = ("s", "r", "o", "s_id", "r_id", "o_id")
 TRIPLE_TIMES = ("t_start", "t_end")
@@ -183,8 +183,9 @@ class _IdFilter:
         return all(self.bits[p >> 3] >> (p & 7) & 1 for p in self._positions(key))
 
 
-def iter_file_stats(questions_path, evidence_path, space, split, top_k, dedup, functional_ids, counts):
-    """`ItemStats` per selected question, streamed; once exhausted, `counts["n_evidence_unused"]` is set."""
+def iter_file_rows(questions_path, evidence_path, space, split, top_k, dedup, functional_ids, counts):
+    """Each selected question's `ItemStats` fields (`scoring.checked_row`), streamed; once exhausted,
+    `counts["n_evidence_unused"]` is set."""
     scoring.check_options(space, top_k, dedup)
     keep = scoring.subset_filter(functional_ids)
 
@@ -193,16 +194,18 @@ def iter_file_stats(questions_path, evidence_path, space, split, top_k, dedup, f
 
     evidence = _Evidence(evidence_path)
     for number, question in selected():
-        try:
-            checked = scoring.check_question(question, space)
-        except (ValueError, TypeError) as err:
-            raise at_line(questions_path, number, str(err)) from None
+        gold = kernel.checked_gold(question, space)
+        if gold is None:  # the question's error belongs to its own line, found before its evidence is read
+            try:
+                scoring.check_question(question, space)
+            except (ValueError, TypeError) as err:
+                raise at_line(questions_path, number, str(err)) from None
         found = evidence.pop(question["id"])
         if found is None:
             raise _missing(questions_path, number, question["id"], evidence)
         line, items = found
         try:
-            yield scoring.stats(checked, scoring.check_evidence(items, space, checked.where), top_k, dedup)
+            yield scoring.evidence_row(question, gold, items, space, top_k, dedup)
         except (ValueError, TypeError) as err:
             raise at_line(evidence_path, line, str(err)) from None
     counts["n_evidence_unused"] = evidence.count_unused(lambda: (q["id"] for _, q in selected()))
@@ -225,7 +228,8 @@ def file_stats(questions_path: str | os.PathLike, evidence_path: str | os.PathLi
                split: str | None = None, top_k: int | None = None, dedup: bool = False,
                functional_ids: Any = None) -> Any:
     """Every selected question's `ItemStats`, in questions-file order (for resampling and `compare`)."""
-    return list(iter_file_stats(questions_path, evidence_path, space, split, top_k, dedup, functional_ids, {}))
+    rows = iter_file_rows(questions_path, evidence_path, space, split, top_k, dedup, functional_ids, {})
+    return [scoring.ItemStats(*row) for row in rows]
 
 
 def score_files(questions_path: str | os.PathLike, evidence_path: str | os.PathLike, space: str = "label",
@@ -235,8 +239,8 @@ def score_files(questions_path: str | os.PathLike, evidence_path: str | os.PathL
     # Resolved once (a store file is checksummed on each resolve); a Hub copy's revision joins the signature.
     questions_path, split = data.resolve_split("tempbench", questions_path, split)
     counts: dict = {}
-    stream = iter_file_stats(questions_path, evidence_path, space, split, top_k, dedup, functional_ids, counts)
-    result = scoring.summarize(stream, by, space=space, top_k=top_k, dedup=dedup, functional_ids=functional_ids)
+    rows = iter_file_rows(questions_path, evidence_path, space, split, top_k, dedup, functional_ids, counts)
+    result = scoring.summarize_rows(rows, by, space=space, top_k=top_k, dedup=dedup, functional_ids=functional_ids)
     sig = result.pop("signature").plus(data.signature_fields(questions_path))
     return dict(result, n_evidence_unused=counts["n_evidence_unused"], signature=sig)
 

@@ -9,7 +9,6 @@ Where the reference would silently score zero or crash without saying where, we 
 """
 
 import dataclasses
-import functools
 import hashlib
 import itertools
 import math
@@ -22,6 +21,7 @@ import benchscore
 from benchscore.core.checks import is_int
 from benchscore.core.readers import check_item_stats, in_example, shown
 from benchscore.core.records import Note, Signature
+from benchscore.tempbench_trp import kernel
 
 VERSION = "1.0.0"
 
@@ -46,6 +46,8 @@ class ItemStats:
 
 
 FIELDS = tuple(field.name for field in dataclasses.fields(ItemStats))
+row_of = operator.attrgetter(*FIELDS)  # an ItemStats as the tuple of its fields (`kernel.question_row`'s shape)
+_N_RET, _HITS = operator.itemgetter(FIELDS.index("n_ret")), operator.itemgetter(FIELDS.index("hits"))
 
 
 class Question(typing.NamedTuple):
@@ -220,22 +222,53 @@ def item_stats(questions: Sequence, evidences: Sequence, space: str = "label", t
                dedup: bool = False) -> list:
     """One `ItemStats` per question; `evidences[i]` is what was retrieved for `questions[i]`, in rank order."""
     check_options(space, top_k, dedup)
-    return list(_iter_stats(questions, evidences, space, top_k, dedup))
+    return [ItemStats(*row) for row in _iter_rows(questions, evidences, space, top_k, dedup)]
 
 
-def _iter_stats(questions, evidences, space, top_k, dedup, keep=None):
+def checked_row(question, evidence, space, top_k, dedup):
+    """A question's `ItemStats` fields as a tuple: `kernel`'s where it is sure, else the checked path's (the
+    same numbers, or the clear error). The options are checked ones."""
+    row = kernel.question_row(question, evidence, space, int(top_k or 0), dedup)
+    return row if row is not None else _checked_row(question, evidence, space, top_k, dedup)
+
+
+def evidence_row(question, gold, evidence, space, top_k, dedup):
+    """`checked_row`, given the question's `kernel.checked_gold` (None: not sure of the question)."""
+    row = None if gold is None else kernel.evidence_row(question, gold, evidence, space, int(top_k or 0), dedup)
+    return row if row is not None else _checked_row(question, evidence, space, top_k, dedup)
+
+
+def _checked_row(question, evidence, space, top_k, dedup):
+    checked = check_question(question, space)
+    return row_of(stats(checked, check_evidence(evidence, space, checked.where), top_k, dedup))
+
+
+def _iter_rows(questions, evidences, space, top_k, dedup, keep=None):
     missing = object()  # inputs of different lengths are refused, not cut to the shorter
-    for index, (question, evidence) in enumerate(itertools.zip_longest(questions, evidences, fillvalue=missing)):
-        if question is missing or evidence is missing:
-            longer = "questions" if evidence is missing else "evidence lists"
-            raise ValueError(f"questions and evidence lists differ in length: more {longer} after {index}")
-        try:
-            if keep is not None and not keep(question):
-                continue
-            checked = check_question(question, space)
-            yield stats(checked, check_evidence(evidence, space, checked.where), top_k, dedup)
-        except (ValueError, TypeError) as err:
-            raise in_example(err, index) from None
+    pairs, index = itertools.zip_longest(questions, evidences, fillvalue=missing), 0
+    while True:
+        # The kernel scores the questions it is sure of, up to a chunk, and hands back the first it is not.
+        rows, odd = kernel.rows_of(pairs, space, int(top_k or 0), dedup, _CHUNK) if keep is None else \
+            ([], next(pairs, None))
+        yield from rows
+        index += len(rows)
+        if odd is not None:
+            yield from _kept_row(*odd, index, missing, space, top_k, dedup, keep)
+            index += 1
+        elif keep is not None or len(rows) < _CHUNK:
+            return
+
+
+def _kept_row(question, evidence, index, missing, space, top_k, dedup, keep):
+    """`checked_row` of the example at `index`, unless `keep` leaves it out; its error named by its index."""
+    if question is missing or evidence is missing:
+        longer = "questions" if evidence is missing else "evidence lists"
+        raise ValueError(f"questions and evidence lists differ in length: more {longer} after {index}")
+    try:
+        if keep is None or keep(question):
+            yield checked_row(question, evidence, space, top_k, dedup)
+    except (ValueError, TypeError) as err:
+        raise in_example(err, index) from None
 
 
 # Step 2: corpus numbers from statistics alone
@@ -263,19 +296,19 @@ class Aggregator:
         except TypeError:
             raise TypeError(f"stats is {type(items).__name__} {shown(items)}; expected a list of ItemStats (from "
                             "item_stats)") from None
-        self._add_rows(check_item_stats(items, ItemStats, "a tempbench_trp ItemStats"))  # nothing added on error
-        return self
+        items = check_item_stats(items, ItemStats, "a tempbench_trp ItemStats")  # nothing added on error
+        return self.add_tuples(list(map(row_of, items)))
 
-    def _add_rows(self, items):
-        self.n_ret += sum(s.n_ret for s in items)
-        self.hits += sum(s.hits for s in items)
-        _add_to_cell(self.total, items)
+    def add_tuples(self, rows):
+        """Adds rows of `ItemStats` fields (`row_of`, `kernel.question_row`), in order."""
+        if not rows:
+            return self
+        self.n_ret += sum(map(_N_RET, rows))
+        self.hits += sum(map(_HITS, rows))
+        kernel.add_to_cells({None: self.total}, itertools.repeat(None), rows)
         for field, cells in self.slices.items():
-            groups = {}
-            for s in items:
-                groups.setdefault(getattr(s, field), []).append(s)
-            for key, group in groups.items():
-                _add_to_cell(cells.setdefault(key, [0, 0, 0, 0]), group)
+            kernel.add_to_cells(cells, map(operator.itemgetter(FIELDS.index(field)), rows), rows)
+        return self
 
     def result(self):
         n, n_scored, trp_sum, ccr_sum = self.total
@@ -301,14 +334,6 @@ class Aggregator:
         return [Note("trp_zero_when_empty", f"TRP is reported as 0.0, not undefined, where no question retrieved "
                      f"anything (the reference scorer's convention): {', '.join(empty[:5])}"
                      f"{' ...' if len(empty) > 5 else ''}")] if empty else []
-
-
-def _add_to_cell(cell, items):
-    trps = [s.trp for s in items if s.n_ret > 0]  # TRP is undefined without retrieval
-    cell[0] += len(items)
-    cell[1] += len(trps)
-    cell[2] = functools.reduce(operator.add, trps, cell[2])
-    cell[3] += sum(s.ccr for s in items)
 
 
 def aggregate(stats: Sequence[ItemStats], by: Any = SLICES) -> dict:
@@ -358,14 +383,23 @@ def subset_filter(functional_ids):
 def score(questions: Sequence, evidences: Sequence, space: str = "label", top_k: int | None = None, dedup: bool = False,
           functional_ids: Any = None, by: Any = SLICES) -> dict:
     """The fast path (no `evaluate`): the result dict of any iterables, streamed in chunks."""
-    stream = _iter_stats(questions, evidences, space, top_k, dedup, subset_filter(functional_ids))
-    return summarize(stream, by, space=space, top_k=top_k, dedup=dedup, functional_ids=functional_ids)
+    rows = _iter_rows(questions, evidences, space, top_k, dedup, subset_filter(functional_ids))
+    return summarize_rows(rows, by, space=space, top_k=top_k, dedup=dedup, functional_ids=functional_ids)
 
 
 def summarize(stats: Iterable[ItemStats], by: Any = SLICES, **options: Any) -> dict:
     """The result dict of `ItemStats` (what `score` returns for them), aggregated in chunks (flat memory)."""
+    return _summarize(stats, by, Aggregator.add_rows, options)
+
+
+def summarize_rows(rows: Iterable[tuple], by: Any = SLICES, **options: Any) -> dict:
+    """`summarize` of rows of `ItemStats` fields (`checked_row`'s), which need no type check."""
+    return _summarize(rows, by, Aggregator.add_tuples, options)
+
+
+def _summarize(stats, by, add, options):
     sig, totals, items = signature(**options), Aggregator(by), iter(stats)  # options checked before any scoring
     for chunk in iter(lambda: list(itertools.islice(items, _CHUNK)), []):
-        totals.add_rows(chunk)
+        add(totals, chunk)
     result, warnings = totals.result(), totals.warnings()
     return dict(result, warnings=warnings, signature=sig) if warnings else dict(result, signature=sig)

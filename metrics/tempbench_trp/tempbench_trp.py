@@ -8,7 +8,7 @@ from benchscore import data
 from benchscore.core import metric
 from benchscore.core.readers import InputTypeError, at_example, in_example
 from benchscore.core.resampling import DEFAULT_RESAMPLES, DEFAULT_SEED
-from benchscore.tempbench_trp import scoring, significance
+from benchscore.tempbench_trp import kernel, scoring, significance
 
 metric.check_version("0.1.0", "tempbench_trp")
 
@@ -79,6 +79,7 @@ Examples:
 
 
 def _stored(record, evidence, space):
+    """What `kernel.checked_gold` gives, and the items flat, of a question the kernel is not sure of; or its clear error."""
     question = scoring.check_question(record, space)
     triples, times = [], []
     for j, (triple, t_start, t_end) in enumerate(scoring.check_evidence(evidence, space, question.where)):
@@ -86,7 +87,22 @@ def _stored(record, evidence, space):
             raise scoring.wrong_space(question, j, triple)
         triples += triple
         times += (t_start, t_end)
-    return question, {"triples": triples, "times": times}
+    return (question.t_query, question.gold, question.other_gold), (triples, times)
+
+
+def _rows(predictions, references, complexity, operator_type, id, keep, cut, dedup):
+    """The rows of the stored examples `keep` keeps (`kernel.coded_row`: the formula on what _prepare stored)."""
+    rows = []
+    for i, (codes, n_gold) in enumerate(zip(predictions, references)):
+        qid = id[i] or None
+        try:
+            if keep is not None and not keep({"id": qid}):
+                continue
+        except ValueError as err:  # no id, with functional_ids
+            raise in_example(err, i) from None
+        rows.append(kernel.coded_row(qid, complexity[i] or None, operator_type[i] or None, n_gold, codes["hits"],
+                                     codes["repeats"], cut, dedup))
+    return rows
 
 
 def _text(value, index, field):
@@ -102,16 +118,17 @@ class TempbenchTrp(metric.BenchscoreMetric):
 
     def _info(self):
         self._space()  # an unknown configuration is refused when the module is loaded
-        strings = [datasets.Value("string")]
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            # What `_prepare` checked, as flat lists (~5x faster through Arrow than a struct per triple):
-            # the retrieved (s, r, o) strings and (t_start, t_end) pairs, the distinct gold (s, r, o);
-            # stored as given (evaluate's encoding, a Python call per value, cost 0.8x the pure scoring).
-            features=metric.StoredAsPrepared({"predictions": {"triples": strings, "times": [datasets.Value("float64")]},
-                                "references": strings, "t_query": datasets.Value("float64"),
+            # What `_prepare` found (`kernel.item_codes`), which is all the formula needs under any top_k and
+            # dedup: per retrieved item the gold triple it hits (-1: none) and whether it repeats an earlier
+            # one; the number of distinct gold triples. Small ints through Arrow, not the triples' strings
+            # (those cost 3x the pure scoring), stored as given (evaluate encodes per value in Python).
+            features=metric.StoredAsPrepared({"predictions": {"hits": [datasets.Value("int32")],
+                                                              "repeats": [datasets.Value("bool")]},
+                                "references": datasets.Value("int32"), "t_query": datasets.Value("float64"),
                                 **{name: datasets.Value("string") for name in self.OPTIONAL_INPUTS}}),
             reference_urls=["https://doi.org/10.1145/3799682.3840181", "https://huggingface.co/datasets/Guen/tempbench"],
         )
@@ -128,13 +145,19 @@ class TempbenchTrp(metric.BenchscoreMetric):
         space, prepared = self._space(), {"predictions": [], "references": [], "t_query": []}
         for i, (evidence, gold, t_query) in enumerate(zip(batch["predictions"], batch["references"],
                                                           batch["t_query"])):
-            try:
-                question, stored = _stored({"t_query": t_query, "S_star": gold, "id": batch["id"][i]}, evidence, space)
-            except (ValueError, TypeError) as err:
-                raise in_example(err, start + i) from None
-            prepared["predictions"].append(stored)
-            prepared["references"].append([value for triple in question.gold for value in triple])
-            prepared["t_query"].append(question.t_query)
+            record = {"t_query": t_query, "S_star": gold, "id": batch["id"][i]}
+            checked = kernel.checked_gold(record, space)  # plainly typed inputs; the checked path for the rest
+            codes = None if checked is None else kernel.evidence_codes(checked, evidence, space)
+            if codes is None:
+                try:
+                    checked, flat = _stored(record, evidence, space)
+                except (ValueError, TypeError) as err:
+                    raise in_example(err, start + i) from None
+                codes = kernel.item_codes(checked[0], checked[1], *flat)
+            hits, repeats = codes
+            prepared["predictions"].append({"hits": hits, "repeats": repeats})
+            prepared["references"].append(len(checked[1]))
+            prepared["t_query"].append(checked[0])
         for name in self.OPTIONAL_INPUTS:
             prepared[name] = [_text(value, start + i, name) for i, value in enumerate(batch[name])]
         return prepared
@@ -145,20 +168,9 @@ class TempbenchTrp(metric.BenchscoreMetric):
         space = self._space()
         scoring.check_options(space, top_k, dedup)
         keep = scoring.subset_filter(functional_ids)
-        stats = []
-        for i, (evidence, gold) in enumerate(zip(predictions, references)):
-            qid = id[i] or None
-            try:
-                if keep is not None and not keep({"id": qid}):
-                    continue
-            except ValueError as err:  # no id, with functional_ids
-                raise in_example(err, i) from None
-            question = scoring.Question(qid, complexity[i] or None, operator_type[i] or None, t_query[i],
-                                        frozenset(zip(gold[0::3], gold[1::3], gold[2::3])), frozenset(), space, "")
-            triples, times = evidence["triples"], evidence["times"]
-            items = zip(zip(triples[0::3], triples[1::3], triples[2::3]), times[0::2], times[1::2])
-            stats.append(scoring.stats(question, items, top_k, dedup))
-        result = scoring.summarize(stats, space=space, top_k=top_k, dedup=dedup, functional_ids=functional_ids)
+        rows = _rows(predictions, references, complexity, operator_type, id, keep, int(top_k or 0), dedup)
+        result = scoring.summarize_rows(rows, space=space, top_k=top_k, dedup=dedup, functional_ids=functional_ids)
         if confidence is not None:
-            significance.add_confidence(result, stats, n_resamples, seed, confidence)
+            significance.add_confidence(result, [scoring.ItemStats(*row) for row in rows], n_resamples, seed,
+                                        confidence)
         return result
