@@ -311,3 +311,68 @@ def test_the_kernels_are_compiled_where_the_build_had_a_compiler():
     if os.environ.get("BENCHSCORE_REQUIRE_COMPILED") != "1":
         pytest.skip(f"the kernels are {'compiled' if compiled else 'Python'} here (BENCHSCORE_REQUIRE_COMPILED unset)")
     assert compiled, f"{kernel.__file__}: the kernels were installed as Python (see setup.py)"
+
+
+_line_strings = st.one_of(st.none(), _names)
+_line_triple = st.one_of(_dict_triple(_names, _mostly(st.one_of(_plain_times, st.none()), _times)),
+                         st.dictionaries(_keys, st.one_of(_names, _times)), st.just("x"))
+_line_triples = st.one_of(st.none(), _with_one(_dict_triple(_plain_names, _plain_times), _line_triple, 3),
+                          st.tuples(_line_triple), st.just({}))
+_line = st.fixed_dictionaries({"id": _mostly(st.just("q"), st.one_of(st.none(), st.just(1), st.just(Label("q")))),
+                               "t_query": _times, "S_star": _line_triples},
+                              optional={"question": _line_strings, "complexity": _line_strings, "split": _line_strings,
+                                        "operator_type": _line_strings, "S_dist": _line_triples,
+                                        "S_stale": _line_triples, "extra": _times})
+
+
+@settings(max_examples=1000, deadline=None)
+@given(_line, _evidence, st.sampled_from(["label", "id"]))
+def test_tempbench_plain_lines_score_as_their_records(raw, evidence, space):
+    """A question line `kernel.plain_question` takes is one `files.question_record` takes, and scored as parsed
+    it gives its record's row, value and type (or its error, word for word)."""
+    from benchscore.tempbench_trp import files, kernel
+
+    if not kernel.plain_question(raw):
+        return
+    record = files.question_record(raw, "q.jsonl:1")  # raises if the kernel took a line it should not
+    assert _typed_row(_checked_path(raw, evidence, space, None, False)) == \
+        _typed_row(_checked_path(record, evidence, space, None, False))
+
+
+def test_tempbench_plain_lines_are_the_benchmark_lines():
+    """The benchmark's question files are plain: the command line builds no record to score them."""
+    from conftest import shared_path
+
+    from benchscore.core.readers import iter_jsonl
+    from benchscore.tempbench_trp import kernel
+
+    lines = [raw for name in ("questions_point.jsonl", "questions_interval.jsonl")
+             for _, raw in iter_jsonl(shared_path("data", "tempbench", "fixtures", name), "a question")]
+    assert len(lines) == 410 and all(map(kernel.plain_question, lines))
+
+
+_line_bytes = st.one_of(
+    st.sampled_from([b"", b"\n", b"  \r\n", b"\xc2\xa0\n", b"{}\r\n", b'{"a": 1}', b"[1, 2]\n", b'"x"\n', b"1e400\n",
+                     b"NaN\n", b'{"a": NaN}\n', b'"\\ud800"\n', b'"\\ud83d\\ude00"\n', b'"\xed\xa0\x80"\n',
+                     b'{"a": "\xff"}\n', b"{} \x0c\n", b"{}\x00\n", b"1" * 19 + b"\n", b'{"n": 12345678901234567890}\n',
+                     b"[" * 70 + b"]" * 70 + b"\n", b'{"a": [{"b": {}}]}\n', b"\xef\xbb\xbf{}\n", b'{"a" 1}\n']),
+    st.builds(lambda value: json.dumps(value).encode() + b"\n", json_values))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_line_bytes, min_size=1, max_size=6), st.booleans())
+def test_jsonl_lines_read_from_bytes_as_from_their_text(tmp_path_factory, lines, objects_only):
+    """iter_jsonl reads each line's bytes with orjson where it can (`_plain_json`): the records, their line
+    numbers and types, or the error, are those of the exact path (decoded text, the stdlib's json)."""
+    path = tmp_path_factory.mktemp("jsonl") / "f.jsonl"
+    path.write_bytes(b"".join(line if line.endswith(b"\n") else line + b"\n" for line in lines))
+    outcomes = []
+    for fast in (orjson, None):
+        previous, readers.orjson = readers.orjson, fast
+        try:
+            outcomes.append(("records", [(n, _typed(v)) for n, v in readers.iter_jsonl(path, "x", objects_only)]))
+        except readers.InputError as err:
+            outcomes.append(("error", str(err)))
+        finally:
+            readers.orjson = previous
+    assert outcomes[0] == outcomes[1]

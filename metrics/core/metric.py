@@ -122,7 +122,7 @@ class BenchscoreMetric(evaluate.Metric):
         except UnicodeEncodeError:
             # Arrow cannot store a lone surrogate (text that is not valid Unicode); found only on this
             # error path, so valid input pays nothing for the search.
-            raise _surrogate_error(batch, start) from None
+            raise surrogate_error(batch, start) from None
         self._n_added = start + n
         return written
 
@@ -142,7 +142,8 @@ class BenchscoreMetric(evaluate.Metric):
         return super()._finalize()
 
 
-def _surrogate_error(batch, start):
+def surrogate_error(batch: dict, start: int) -> ValueError:
+    """The error naming the first example (column by column) of `batch` whose value holds a lone surrogate."""
     for name, column in batch.items():
         for offset, value in enumerate(column):
             text = invalid_text(value)

@@ -146,6 +146,12 @@ def check_writable(path: str | os.PathLike | None) -> None:
 
 def iter_lines(path: str | os.PathLike) -> Iterator[tuple[int, str]]:
     """(line number, text) for each line of a UTF-8 file, without its line end (LF or CRLF)."""
+    for number, raw in _iter_raw_lines(path):
+        yield number, _line_text(raw, path, number)
+
+
+def _iter_raw_lines(path):
+    """(line number, bytes) for each line of a file, a UTF-8 byte order mark removed, line ends kept."""
     if not stat.S_ISREG(os.stat(path).st_mode):  # checked before opening: a FIFO blocks, a device never ends
         raise at_line(path, 1, "this is not a regular file (a pipe, device or folder); expected a text file")
     with open(path, "rb") as f:
@@ -157,8 +163,11 @@ def iter_lines(path: str | os.PathLike) -> Iterator[tuple[int, str]]:
                                             "expected one record per line")
             if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]
-            text = decode(raw, path, number)
-            yield number, text.rstrip("\n").removesuffix("\r")
+            yield number, raw
+
+
+def _line_text(raw, path, number):
+    return decode(raw, path, number).rstrip("\n").removesuffix("\r")
 
 
 def iter_tsv(path: str | os.PathLike, fields: Sequence[str], what: str) -> Iterator[tuple[int, dict[str, str]]]:
@@ -246,12 +255,33 @@ def invalid_text(value: object) -> str | None:
     return None
 
 
+def _plain_json(raw: bytes) -> Any:
+    """A line's JSON value where orjson reads its bytes as `parse_json` would read its text, else `_UNSURE`.
+
+    orjson refuses what is not UTF-8, lone surrogate escapes, NaN and 1e400 (read again on the exact path,
+    which finds each its message), and accepts line ends as whitespace; what `_loads` also guards
+    against (integers past 64 bits, deep nesting) goes to the exact path too."""
+    if orjson is None or _LONG_INTEGER in raw.translate(_DIGITS_AS_ZERO) or \
+            raw.count(b"[") + raw.count(b"{") > MAX_DEPTH:
+        return _UNSURE
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return _UNSURE  # also a blank line
+
+
+_UNSURE = object()
+
+
 def iter_jsonl(path: str | os.PathLike, what: str = "a JSON object", objects_only: bool = True) -> Iterator[tuple[int, Any]]:
     """(line number, record) for each non-blank line of a JSONL file; each record a JSON object."""
-    for number, line in iter_lines(path):
-        if not line.strip():
-            continue
-        record = parse_json(line, f"{path}:{number}")
+    for number, raw in _iter_raw_lines(path):
+        record = _plain_json(raw)
+        if record is _UNSURE:  # the exact path: decoded, blank lines skipped, every error located
+            line = _line_text(raw, path, number)
+            if not line.strip():
+                continue
+            record = parse_json(line, f"{path}:{number}")
         if objects_only and not isinstance(record, dict):
             raise at_line(path, number, f"found a JSON {type(record).__name__}; expected {what} per line")
         yield number, record

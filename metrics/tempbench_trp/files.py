@@ -70,14 +70,21 @@ def _triple(raw, path, where, extra):
 
 def iter_questions(path, split=None):
     """(line, checked question record) for the questions of `path` (`official:<split>` too), of `split` if given."""
+    return ((number, record) for number, record, _ in _iter_questions(path, split, plain=False))
+
+
+def _iter_questions(path, split, plain):
+    """(line, record, whether it is the line as parsed): with `plain`, a line that `kernel.plain_question` takes
+    as it is comes as parsed (scoring reads nothing a record would change), any other as its record."""
     path, split = data.resolve_split("tempbench", path, split)
     splits, n_selected = set(), 0
     for number, raw in iter_jsonl(path, QUESTION):
-        record = question_record(raw, f"{path}:{number}")
-        splits.add(record["split"])
-        if split is None or record["split"] == split:
+        parsed = plain and kernel.plain_question(raw)
+        record = raw if parsed else question_record(raw, f"{path}:{number}")
+        splits.add(record.get("split"))
+        if split is None or record.get("split") == split:
             n_selected += 1
-            yield number, record
+            yield number, record, parsed
     if not splits:
         raise at_line(path, 1, f"the file has no questions; expected {QUESTION} per line")
     if not n_selected:
@@ -173,11 +180,13 @@ class _IdFilter:
         self.bits = bytearray(1 << 20)
 
     def _positions(self, key):
-        return [hash(key) >> (23 * i) & 0x7FFFFF for i in range(3)]
+        key_hash = hash(key)
+        return key_hash & 0x7FFFFF, key_hash >> 23 & 0x7FFFFF, key_hash >> 46 & 0x7FFFFF
 
     def add(self, key):
+        bits = self.bits
         for p in self._positions(key):
-            self.bits[p >> 3] |= 1 << (p & 7)
+            bits[p >> 3] |= 1 << (p & 7)
 
     def __contains__(self, key):
         return all(self.bits[p >> 3] >> (p & 7) & 1 for p in self._positions(key))
@@ -190,12 +199,15 @@ def iter_file_rows(questions_path, evidence_path, space, split, top_k, dedup, fu
     keep = scoring.subset_filter(functional_ids)
 
     def selected():
-        return ((n, q) for n, q in iter_questions(questions_path, split) if keep is None or keep(q))
+        return ((n, q, parsed) for n, q, parsed in _iter_questions(questions_path, split, plain=True)
+                if keep is None or keep(q))
 
     evidence = _Evidence(evidence_path)
-    for number, question in selected():
+    for number, question, parsed in selected():
         gold = kernel.checked_gold(question, space)
         if gold is None:  # the question's error belongs to its own line, found before its evidence is read
+            if parsed:  # its record, whose fields the messages name
+                question = question_record(question, f"{questions_path}:{number}")
             try:
                 scoring.check_question(question, space)
             except (ValueError, TypeError) as err:
@@ -208,7 +220,7 @@ def iter_file_rows(questions_path, evidence_path, space, split, top_k, dedup, fu
             yield scoring.evidence_row(question, gold, items, space, top_k, dedup)
         except (ValueError, TypeError) as err:
             raise at_line(evidence_path, line, str(err)) from None
-    counts["n_evidence_unused"] = evidence.count_unused(lambda: (q["id"] for _, q in selected()))
+    counts["n_evidence_unused"] = evidence.count_unused(lambda: (q["id"] for _, q, _ in selected()))
 
 
 def _missing(questions_path, number, question_id, evidence):

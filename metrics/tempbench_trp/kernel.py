@@ -167,10 +167,25 @@ def evidence_codes(checked: tuple[float, set[Triple], set[Triple]], evidence: An
     seen: set[tuple[Triple, float, float]] = set()
     for item in evidence:
         triple, start, end = _item(item, s_key, r_key, o_key)
-        if start != start or triple in other and triple not in gold:
-            return None  # not plainly typed; in the other space (the checked path says so)
+        if start != start or triple in other and triple not in gold or not _unicode(triple):
+            return None  # not plainly typed; in the other space; not Unicode (the checked path says which)
         _code(triple, start, end, t_query, index, seen, hits, repeats)
+    for triple in gold:
+        if not _unicode(triple):
+            return None
     return hits, repeats
+
+
+def _unicode(triple: Triple) -> bool:
+    """Whether UTF-8 can encode every string (a lone surrogate it cannot: Arrow refused those when the module
+    stored the strings, and the module still does)."""
+    for text in triple:
+        if not text.isascii():
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                return False
+    return True
 
 
 def item_codes(t_query: float, gold: AbstractSet[Triple], triples: list, times: list) -> tuple[list[int], list[bool]]:
@@ -224,3 +239,49 @@ def add_to_cells(cells: dict, keys: Any, rows: list[tuple]) -> None:
         ccr_sums[key] = ccr_sums.get(key, 0) + row[7]
     for key, ccr_sum in ccr_sums.items():
         cells[key][3] += ccr_sum
+
+
+# The command line's question records (files.question_record) for plainly typed lines
+_RECORD_STRINGS: Final = ("id", "question", "complexity", "operator_type", "split")
+_TRIPLE_FIELDS: Final = ("S_star", "S_dist", "S_stale")
+_TRIPLE_STRINGS: Final = ("s", "r", "o", "s_id", "r_id", "o_id")
+
+
+def plain_question(raw: Any) -> bool:
+    """Whether `files.question_record` would take the parsed line `raw` as it is: every documented field of the
+    type the benchmark writes (strings, a finite year, lists of triples), so it needs no record of its own
+    to be scored. False also for lines it would take after reading (subclasses, numeric strings)."""
+    if type(raw) is not dict or raw.get("id") is None or raw.get("S_star") is None:
+        return False
+    t_query = _time(raw.get("t_query"))
+    return t_query - t_query == 0.0 and all(_text_or_none(raw.get(field)) for field in _RECORD_STRINGS) and \
+        all(_plain_triples(raw.get(field)) for field in _TRIPLE_FIELDS)
+
+
+def _plain_triples(triples: Any) -> bool:
+    if triples is None:
+        return True
+    if type(triples) is not list:
+        return False
+    for triple in triples:
+        if not _plain_triple(triple):
+            return False
+    return True
+
+
+def _text_or_none(value: Any) -> bool:
+    return value is None or type(value) is str
+
+
+def _plain_triple(triple: Any) -> bool:
+    """A gold, distractor or stale triple: strings or absent; s, r, o or s_id, r_id, o_id all given; years or absent."""
+    if type(triple) is not dict:
+        return False
+    for key in _TRIPLE_STRINGS:
+        if not _text_or_none(triple.get(key)):
+            return False
+    if None in (triple.get("s"), triple.get("r"), triple.get("o")) and \
+            None in (triple.get("s_id"), triple.get("r_id"), triple.get("o_id")):
+        return False
+    start, end = triple.get("t_start"), triple.get("t_end")
+    return (start is None or _time(start) == _time(start)) and (end is None or _time(end) == _time(end))

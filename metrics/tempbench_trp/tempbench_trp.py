@@ -6,7 +6,7 @@ import evaluate
 
 from benchscore import data
 from benchscore.core import metric
-from benchscore.core.readers import InputTypeError, at_example, in_example
+from benchscore.core.readers import InputTypeError, at_example, in_example, invalid_text
 from benchscore.core.resampling import DEFAULT_RESAMPLES, DEFAULT_SEED
 from benchscore.tempbench_trp import kernel, scoring, significance
 
@@ -79,7 +79,7 @@ Examples:
 
 
 def _stored(record, evidence, space):
-    """What `kernel.checked_gold` gives, and the items flat, of a question the kernel is not sure of; or its clear error."""
+    """What `_example` gives for a question the kernel is not sure of, or its clear error."""
     question = scoring.check_question(record, space)
     triples, times = [], []
     for j, (triple, t_start, t_end) in enumerate(scoring.check_evidence(evidence, space, question.where)):
@@ -87,7 +87,23 @@ def _stored(record, evidence, space):
             raise scoring.wrong_space(question, j, triple)
         triples += triple
         times += (t_start, t_end)
-    return (question.t_query, question.gold, question.other_gold), (triples, times)
+    gold_texts = [value for triple in question.gold for value in triple]
+    not_unicode = invalid_text(triples) is not None or invalid_text(gold_texts) is not None
+    return (question.t_query, question.gold, kernel.item_codes(question.t_query, question.gold, triples, times),
+            (triples, gold_texts) if not_unicode else None)
+
+
+def _example(record, evidence, space, index):
+    """(t_query, the distinct gold, `kernel.evidence_codes`, None or the example's strings when one is not
+    Unicode) of one example; the clear error naming it."""
+    checked = kernel.checked_gold(record, space)  # plainly typed inputs; the checked path for the rest
+    codes = None if checked is None else kernel.evidence_codes(checked, evidence, space)
+    if codes is not None:
+        return checked[0], checked[1], codes, None
+    try:
+        return _stored(record, evidence, space)
+    except (ValueError, TypeError) as err:
+        raise in_example(err, index) from None
 
 
 def _rows(predictions, references, complexity, operator_type, id, keep, cut, dedup):
@@ -143,23 +159,21 @@ class TempbenchTrp(metric.BenchscoreMetric):
         if batch.get("t_query") is None:
             raise ValueError("tempbench_trp needs t_query (the year of each question) with every batch")
         space, prepared = self._space(), {"predictions": [], "references": [], "t_query": []}
+        n = len(batch["predictions"])
+        texts = {"predictions": [None] * n, "references": [None] * n}  # of examples whose strings are not Unicode
         for i, (evidence, gold, t_query) in enumerate(zip(batch["predictions"], batch["references"],
                                                           batch["t_query"])):
             record = {"t_query": t_query, "S_star": gold, "id": batch["id"][i]}
-            checked = kernel.checked_gold(record, space)  # plainly typed inputs; the checked path for the rest
-            codes = None if checked is None else kernel.evidence_codes(checked, evidence, space)
-            if codes is None:
-                try:
-                    checked, flat = _stored(record, evidence, space)
-                except (ValueError, TypeError) as err:
-                    raise in_example(err, start + i) from None
-                codes = kernel.item_codes(checked[0], checked[1], *flat)
-            hits, repeats = codes
+            t_query, gold, (hits, repeats), not_unicode = _example(record, evidence, space, start + i)
+            if not_unicode:
+                texts["predictions"][i], texts["references"][i] = not_unicode
             prepared["predictions"].append({"hits": hits, "repeats": repeats})
-            prepared["references"].append(len(checked[1]))
-            prepared["t_query"].append(checked[0])
+            prepared["references"].append(len(gold))
+            prepared["t_query"].append(t_query)
         for name in self.OPTIONAL_INPUTS:
             prepared[name] = [_text(value, start + i, name) for i, value in enumerate(batch[name])]
+        if any(text is not None for text in texts["references"]):  # refused as when Arrow stored the strings
+            raise metric.surrogate_error(texts, start)
         return prepared
 
     def _compute(self, predictions, references, t_query, complexity, operator_type, id, top_k=None, dedup=False,
