@@ -8,9 +8,11 @@ The commands come from the registry (`benchscore.BENCHMARKS`). Each benchmark ow
 """
 
 import argparse
+import contextlib
 import gc
 import importlib
 import sys
+from collections.abc import Iterator
 
 from benchscore import BENCHMARKS
 from benchscore.core import compare, export, table
@@ -73,16 +75,18 @@ def build_parser(command=None, bench=None):
     return parser
 
 
-def _with_rare_collections(run, args):
-    """`run(args)` with the cyclic GC's youngest generation collected every 50,000 allocations, not 700.
+@contextlib.contextmanager
+def rare_collections() -> Iterator[None]:
+    """The cyclic GC's youngest generation collected every 50,000 allocations, not 700, inside the block.
 
     A command keeps what it parsed (gold files, predictions) to its end: collecting every 700 objects
-    rescans them over and over (a third of one command's time, measured) and frees nothing, since parsed JSON
-    holds no cycles. Cycles (a judge client's, an exception's) are still collected, just less often."""
+    rescans them over and over (a third of one command's time, measured) and frees nothing, since parsed
+    JSON holds no cycles. Cycles (a judge client's, an exception's) are still collected, just less often.
+    (scripts/bench.py times the parse it compares a command with under the same setting.)"""
     thresholds = gc.get_threshold()
     gc.set_threshold(50_000, *thresholds[1:])
     try:
-        return run(args)
+        yield
     finally:
         gc.set_threshold(*thresholds)
 
@@ -93,7 +97,8 @@ def main(argv=None):
     try:
         if args.command in PER_BENCHMARK:
             PER_BENCHMARK[args.command][2](args)
-        return _with_rare_collections(args.run, args)
+        with rare_collections():
+            return args.run(args)
     except OSError as err:  # "FILE: No such file or directory", not Python's "[Errno 2] ..." repr
         where = f"{err.filename}: " if err.filename else ""
         print(f"benchscore {args.command}: error: {where}{err.strerror or err}", file=sys.stderr)

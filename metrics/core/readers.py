@@ -147,7 +147,11 @@ def check_writable(path: str | os.PathLike | None) -> None:
 def iter_lines(path: str | os.PathLike) -> Iterator[tuple[int, str]]:
     """(line number, text) for each line of a UTF-8 file, without its line end (LF or CRLF)."""
     for number, raw in _iter_raw_lines(path):
-        yield number, _line_text(raw, path, number)
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            decode(raw, path, number)  # raises the error naming the line and column
+        yield number, text.rstrip("\n").removesuffix("\r")
 
 
 def _iter_raw_lines(path):
