@@ -376,3 +376,33 @@ def test_jsonl_lines_read_from_bytes_as_from_their_text(tmp_path_factory, lines,
         finally:
             readers.orjson = previous
     assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize("where", ["s", "s_id", "t_start", "item", "t_query", "complexity", "id", "S_dist"])
+def test_tempbench_kernel_never_compares_a_users_value(where):
+    """A value whose == is not a bool (a numpy array) anywhere in a question or its evidence: the kernel only
+    tests types and identity on it, so it answers None (or a row) and the checked path gives its own outcome."""
+    import numpy as np
+
+    from benchscore.tempbench_trp import kernel, scoring
+
+    odd = np.array([1, 2])
+    gold = {"s": "A", "r": "rel", "o": "B", "s_id": "Q1", "r_id": "P1", "o_id": "Q2"}
+    item = {"s": "A", "r": "rel", "o": "B", "t_start": 1994.0, "t_end": 1994.0}
+    question = {"id": "q", "t_query": 1994.0, "S_star": [gold], "complexity": "1hop", "S_dist": []}
+    if where in gold:
+        gold[where] = odd
+    elif where in item:
+        item[where] = odd
+    elif where == "item":
+        item = odd
+    else:
+        question[where] = [odd] if where == "S_dist" else odd
+    evidence = [item]
+    assert kernel.plain_question(question) in (True, False)
+    expected = _checked_path(question, evidence, "label", None, False)
+    try:
+        got = "row", scoring.checked_row(question, evidence, "label", None, False)
+    except (ValueError, TypeError) as err:
+        got = "error", f"{type(err).__name__}: {err}"
+    assert got[0] == expected[0] and (got == expected if got[0] == "error" else True)

@@ -142,7 +142,7 @@ class BenchscoreMetric(evaluate.Metric):
         return super()._finalize()
 
 
-def surrogate_error(batch: dict, start: int) -> ValueError:
+def surrogate_error(batch: dict, start: int) -> Exception:
     """The error naming the first example (column by column) of `batch` whose value holds a lone surrogate."""
     for name, column in batch.items():
         for offset, value in enumerate(column):
