@@ -208,7 +208,7 @@ def _checked_path(question, evidence, space, top_k, dedup):
 
     try:
         checked = scoring.check_question(question, space)
-        return "row", scoring.row_of(scoring.stats(checked, scoring.check_evidence(evidence, space, checked.where),
+        return "row", scoring._row_of(scoring.stats(checked, scoring.check_evidence(evidence, space, checked.where),
                                                    top_k, dedup))
     except (ValueError, TypeError) as err:
         return "error", f"{type(err).__name__}: {err}"

@@ -252,7 +252,7 @@ def score_files(questions_path: str | os.PathLike, evidence_path: str | os.PathL
     questions_path, split = data.resolve_split("tempbench", questions_path, split)
     counts: dict = {}
     rows = iter_file_rows(questions_path, evidence_path, space, split, top_k, dedup, functional_ids, counts)
-    result = scoring.summarize_rows(rows, by, space=space, top_k=top_k, dedup=dedup, functional_ids=functional_ids)
+    result = scoring._summarize_rows(rows, by, space=space, top_k=top_k, dedup=dedup, functional_ids=functional_ids)
     sig = result.pop("signature").plus(data.signature_fields(questions_path))
     return dict(result, n_evidence_unused=counts["n_evidence_unused"], signature=sig)
 

@@ -46,7 +46,7 @@ class ItemStats:
 
 
 FIELDS = tuple(field.name for field in dataclasses.fields(ItemStats))
-row_of = operator.attrgetter(*FIELDS)  # an ItemStats as the tuple of its fields (`kernel.question_row`'s shape)
+_row_of = operator.attrgetter(*FIELDS)  # an ItemStats as the tuple of its fields (`kernel.question_row`'s shape)
 _N_RET, _HITS = operator.itemgetter(FIELDS.index("n_ret")), operator.itemgetter(FIELDS.index("hits"))
 
 
@@ -240,7 +240,7 @@ def evidence_row(question, gold, evidence, space, top_k, dedup):
 
 def _checked_row(question, evidence, space, top_k, dedup):
     checked = check_question(question, space)
-    return row_of(stats(checked, check_evidence(evidence, space, checked.where), top_k, dedup))
+    return _row_of(stats(checked, check_evidence(evidence, space, checked.where), top_k, dedup))
 
 
 def _iter_rows(questions, evidences, space, top_k, dedup, keep=None):
@@ -297,10 +297,10 @@ class Aggregator:
             raise TypeError(f"stats is {type(items).__name__} {shown(items)}; expected a list of ItemStats (from "
                             "item_stats)") from None
         items = check_item_stats(items, ItemStats, "a tempbench_trp ItemStats")  # nothing added on error
-        return self.add_tuples(list(map(row_of, items)))
+        return self._add_rows(list(map(_row_of, items)))
 
-    def add_tuples(self, rows):
-        """Adds rows of `ItemStats` fields (`row_of`, `kernel.question_row`), in order."""
+    def _add_rows(self, rows):
+        """Adds rows of `ItemStats` fields (`_row_of`, `kernel.question_row`), in order."""
         if not rows:
             return self
         self.n_ret += sum(map(_N_RET, rows))
@@ -384,7 +384,7 @@ def score(questions: Sequence, evidences: Sequence, space: str = "label", top_k:
           functional_ids: Any = None, by: Any = SLICES) -> dict:
     """The fast path (no `evaluate`): the result dict of any iterables, streamed in chunks."""
     rows = _iter_rows(questions, evidences, space, top_k, dedup, subset_filter(functional_ids))
-    return summarize_rows(rows, by, space=space, top_k=top_k, dedup=dedup, functional_ids=functional_ids)
+    return _summarize_rows(rows, by, space=space, top_k=top_k, dedup=dedup, functional_ids=functional_ids)
 
 
 def summarize(stats: Iterable[ItemStats], by: Any = SLICES, **options: Any) -> dict:
@@ -392,9 +392,10 @@ def summarize(stats: Iterable[ItemStats], by: Any = SLICES, **options: Any) -> d
     return _summarize(stats, by, Aggregator.add_rows, options)
 
 
-def summarize_rows(rows: Iterable[tuple], by: Any = SLICES, **options: Any) -> dict:
-    """`summarize` of rows of `ItemStats` fields (`checked_row`'s), which need no type check."""
-    return _summarize(rows, by, Aggregator.add_tuples, options)
+def _summarize_rows(rows: Iterable[tuple], by: Any = SLICES, **options: Any) -> dict:
+    """`summarize` of rows of `ItemStats` fields as `checked_row` and the kernel give them (no type check:
+    for this benchmark's own modules; `summarize` checks what a caller gives)."""
+    return _summarize(rows, by, Aggregator._add_rows, options)
 
 
 def _summarize(stats, by, add, options):

@@ -183,7 +183,7 @@ class TempbenchTrp(metric.BenchscoreMetric):
         scoring.check_options(space, top_k, dedup)
         keep = scoring.subset_filter(functional_ids)
         rows = _rows(predictions, references, complexity, operator_type, id, keep, int(top_k or 0), dedup)
-        result = scoring.summarize_rows(rows, space=space, top_k=top_k, dedup=dedup, functional_ids=functional_ids)
+        result = scoring._summarize_rows(rows, space=space, top_k=top_k, dedup=dedup, functional_ids=functional_ids)
         if confidence is not None:
             significance.add_confidence(result, [scoring.ItemStats(*row) for row in rows], n_resamples, seed,
                                         confidence)
