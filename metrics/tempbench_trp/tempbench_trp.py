@@ -138,7 +138,7 @@ class TempbenchTrp(metric.BenchscoreMetric):
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            # What `_prepare` found (`kernel.item_codes`), which is all the formula needs under any top_k and
+            # What `_prepare` found (`kernel.evidence_codes`), which is all the formula needs under any top_k and
             # dedup: per retrieved item the gold triple it hits (-1: none) and whether it repeats an earlier
             # one; the number of distinct gold triples. Small ints through Arrow, not the triples' strings
             # (those cost 3x the pure scoring), stored as given (evaluate encodes per value in Python).
