@@ -32,8 +32,10 @@ def compiled_kernels():
     root = pathlib.Path("build", "mypyc-src")
     try:
         root.mkdir(parents=True, exist_ok=True)
-        if not (root / "benchscore").exists():
-            (root / "benchscore").symlink_to(pathlib.Path("metrics").resolve(), target_is_directory=True)
+        link = root / "benchscore"
+        if link.is_symlink():  # made by an earlier build, perhaps of a checkout elsewhere: point it here
+            link.unlink()
+        link.symlink_to(pathlib.Path("metrics").resolve(), target_is_directory=True)
         sources = [str(root / "benchscore" / pathlib.Path(path).relative_to("metrics")) for path in KERNELS]
         # The packages around a kernel are only walked through (their imports are not the kernel's).
         return mypycify(["--follow-imports=silent", "--ignore-missing-imports", *sources], opt_level="3")

@@ -147,11 +147,7 @@ def check_writable(path: str | os.PathLike | None) -> None:
 def iter_lines(path: str | os.PathLike) -> Iterator[tuple[int, str]]:
     """(line number, text) for each line of a UTF-8 file, without its line end (LF or CRLF)."""
     for number, raw in _iter_raw_lines(path):
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            decode(raw, path, number)  # raises the error naming the line and column
-        yield number, text.rstrip("\n").removesuffix("\r")
+        yield number, _line_text(raw, path, number)
 
 
 def _iter_raw_lines(path):
@@ -212,13 +208,23 @@ def _loads(text: str) -> Any:
     past 1024): whatever it refuses is read again by the stdlib, so every message, and every value
     the stdlib accepts, is the stdlib's."""
     if orjson is not None:
-        raw = text.encode("utf-8", "surrogatepass")  # (a lone surrogate cannot come from a decoded file)
-        if _LONG_INTEGER not in raw.translate(_DIGITS_AS_ZERO):
-            try:
-                return orjson.loads(raw)
-            except orjson.JSONDecodeError:
-                pass
+        value = _orjson_value(text.encode("utf-8", "surrogatepass"))  # (no lone surrogate comes from a file)
+        if value is not _UNSURE:
+            return value
     return json.loads(text, parse_constant=_refuse_constant)
+
+
+def _orjson_value(raw: bytes) -> Any:
+    """orjson's value of `raw` where it is the stdlib's (no integer orjson would read as a float), else `_UNSURE`."""
+    if _LONG_INTEGER in raw.translate(_DIGITS_AS_ZERO):
+        return _UNSURE
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return _UNSURE
+
+
+_UNSURE = object()
 
 
 def parse_json(text: str, where: str) -> Any:
@@ -263,18 +269,11 @@ def _plain_json(raw: bytes) -> Any:
     """A line's JSON value where orjson reads its bytes as `parse_json` would read its text, else `_UNSURE`.
 
     orjson refuses what is not UTF-8, lone surrogate escapes, NaN and 1e400 (read again on the exact path,
-    which finds each its message), and accepts line ends as whitespace; what `_loads` also guards
-    against (integers past 64 bits, deep nesting) goes to the exact path too."""
-    if orjson is None or _LONG_INTEGER in raw.translate(_DIGITS_AS_ZERO) or \
-            raw.count(b"[") + raw.count(b"{") > MAX_DEPTH:
+    which finds each its message), and accepts line ends as whitespace; integers past 64 bits
+    (`_orjson_value`'s guard) and lines that may nest deeper than `parse_json` allows go to the exact path."""
+    if orjson is None or raw.count(b"[") + raw.count(b"{") > MAX_DEPTH:
         return _UNSURE
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return _UNSURE  # also a blank line
-
-
-_UNSURE = object()
+    return _orjson_value(raw)  # _UNSURE also for a blank line
 
 
 def iter_jsonl(path: str | os.PathLike, what: str = "a JSON object", objects_only: bool = True) -> Iterator[tuple[int, Any]]:
