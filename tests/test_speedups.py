@@ -406,3 +406,67 @@ def test_tempbench_kernel_never_compares_a_users_value(where):
     except (ValueError, TypeError) as err:
         got = "error", f"{type(err).__name__}: {err}"
     assert got[0] == expected[0] and (got == expected if got[0] == "error" else True)
+
+
+def _lines_one_at_a_time(path):
+    """The readers' lines as they were read before blocks, one `readline` each: the oracle of the block reader."""
+    with open(path, "rb") as f:
+        number = 0
+        while raw := f.readline(readers.MAX_LINE_BYTES + 1):
+            number += 1
+            if len(raw) > readers.MAX_LINE_BYTES:
+                raise readers.at_line(path, number, f"the line is longer than {readers.MAX_LINE_BYTES >> 20} MiB; "
+                                                    "expected one record per line")
+            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            yield number, raw
+
+
+def _jsonl_one_at_a_time(path):
+    for number, raw in _lines_one_at_a_time(path):
+        record = readers._plain_json(raw)
+        if record is readers._UNSURE:
+            line = readers.decode(raw, path, number).rstrip("\n").removesuffix("\r")
+            if not line.strip():
+                continue
+            record = readers.parse_json(line, f"{path}:{number}")
+        yield number, record
+
+
+def _given_until_error(lines):
+    given = []
+    try:
+        for item in lines:
+            given.append(item)
+    except readers.InputError as err:
+        return given, str(err)
+    return given, None
+
+
+_file_pieces = st.lists(st.sampled_from([b"a", b"{}", b"[1]", b'"x"', b" ", b"\r", b"\n", b"\n", b"\r\n", b"\xff",
+                                         b"\xc3\xa9", b"\xc3", b"\xef\xbb\xbf", b"\t"]), max_size=40)
+
+
+@settings(max_examples=600, deadline=None)
+@given(_file_pieces, st.sampled_from([1, 2, 3, 7, 64, 1 << 20]), st.sampled_from([4, 9, 30, 64 << 20]))
+def test_block_reader_gives_the_lines_and_errors_of_one_line_at_a_time(tmp_path_factory, pieces, block, limit):
+    """The readers read a block at a time (`_iter_raw_blocks`); under any block size and line limit, every
+    line (its number, its text, its JSON record) and the first error, after the same lines, are those
+    of reading one line at a time."""
+    path = tmp_path_factory.mktemp("blocks") / "f.txt"
+    path.write_bytes(b"".join(pieces))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(readers, "BLOCK_BYTES", block)
+        patch.setattr(readers, "MAX_LINE_BYTES", limit)
+
+        def text_lines():
+            for number, raw in _lines_one_at_a_time(path):
+                yield number, readers.decode(raw, path, number).rstrip("\n").removesuffix("\r")
+
+        assert _given_until_error(readers.iter_lines(path)) == _given_until_error(text_lines())
+        blocks = _given_until_error((n, line) for first, lines in readers.iter_line_blocks(path)
+                                    for n, line in enumerate(lines, first))
+        assert blocks == _given_until_error(text_lines())
+        assert _given_until_error(readers.iter_jsonl(path, objects_only=False)) == \
+            _given_until_error(_jsonl_one_at_a_time(path))
+

@@ -146,28 +146,92 @@ def check_writable(path: str | os.PathLike | None) -> None:
 
 def iter_lines(path: str | os.PathLike) -> Iterator[tuple[int, str]]:
     """(line number, text) for each line of a UTF-8 file, without its line end (LF or CRLF)."""
-    for number, raw in _iter_raw_lines(path):
-        yield number, _line_text(raw, path, number)
+    for number, lines in iter_line_blocks(path):
+        yield from enumerate(lines, number)
 
 
-def _iter_raw_lines(path):
-    """(line number, bytes) for each line of a file, a UTF-8 byte order mark removed, line ends kept."""
+def iter_line_blocks(path: str | os.PathLike) -> Iterator[tuple[int, list[str]]]:
+    """`iter_lines` a block at a time: (number of the block's first line, its lines' texts), so that a
+    reader loops over a list instead of resuming a generator per line. Each error is raised after the
+    lines before it were given, as `iter_lines` gives them."""
+    for number, block in _iter_raw_blocks(path):
+        try:
+            text = block.decode("utf-8")
+        except UnicodeDecodeError:  # the lines before the bad one, then its located message
+            *before, bad = _lines_to_bad_utf8(block)
+            yield number, [raw.decode("utf-8").removesuffix("\r") for raw in before]
+            _line_text(bad, path, number + len(before))  # raises
+            raise AssertionError("unreachable: _line_text refuses a line that is not UTF-8") from None
+        lines = text.split("\n")
+        yield number, [line.removesuffix("\r") for line in lines] if "\r" in text else lines
+
+
+def _lines_to_bad_utf8(block):
+    """The lines of `block` up to and including the first that is not UTF-8."""
+    lines = block.split(b"\n")
+    for index, raw in enumerate(lines):
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return lines[:index + 1]
+    raise AssertionError("unreachable: the block holds a line that is not UTF-8")
+
+
+# What a block reader reads at a time: 64 KiB measured faster than 8 KiB or 1 MiB (a block stays in the
+# cache while it is decoded and split). A longer line is carried on to the next reads.
+BLOCK_BYTES = 1 << 16
+
+
+def _iter_raw_blocks(path):
+    """(number of the first line, bytes of one or more whole lines joined by LF, without the last line end)
+    per block of a file, a UTF-8 byte order mark removed; a line longer than `MAX_LINE_BYTES` (its line
+    end counted, as `readline` counts it) is refused once the lines before it were given."""
     if not stat.S_ISREG(os.stat(path).st_mode):  # checked before opening: a FIFO blocks, a device never ends
         raise at_line(path, 1, "this is not a regular file (a pipe, device or folder); expected a text file")
     with open(path, "rb") as f:
-        number = 0
-        while raw := f.readline(MAX_LINE_BYTES + 1):
-            number += 1
-            if len(raw) > MAX_LINE_BYTES:
-                raise at_line(path, number, f"the line is longer than {MAX_LINE_BYTES >> 20} MiB; "
-                                            "expected one record per line")
-            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
-                raw = raw[3:]
-            yield number, raw
+        number, carried, carried_bytes = 1, [], 0  # the start of a line whose end is not read yet
+        while chunk := f.read(BLOCK_BYTES):
+            end = chunk.rfind(b"\n")
+            if end < 0:
+                carried.append(chunk)
+                carried_bytes += len(chunk)
+                if carried_bytes > MAX_LINE_BYTES:
+                    raise _too_long(path, number)
+                continue
+            block = b"".join((*carried, chunk[:end])) if carried else chunk[:end]
+            carried, carried_bytes = ([chunk[end + 1:]], len(chunk) - end - 1) if end + 1 < len(chunk) else ([], 0)
+            if len(block) >= MAX_LINE_BYTES:  # only then can a line be too long
+                yield from _refuse_long_line(path, number, block)
+            yield number, _without_bom(number, block)
+            number += block.count(b"\n") + 1
+        if carried:
+            block = b"".join(carried)
+            if len(block) > MAX_LINE_BYTES:
+                raise _too_long(path, number)
+            yield number, _without_bom(number, block)
+
+
+def _without_bom(number, block):
+    return block[3:] if number == 1 and block.startswith(b"\xef\xbb\xbf") else block
+
+
+def _refuse_long_line(path, number, block):
+    """Nothing if no line of `block` (each followed by a line end) is longer than `MAX_LINE_BYTES`; else
+    the lines before the first such line as one block, then its error."""
+    lines = block.split(b"\n")
+    for index, raw in enumerate(lines):
+        if len(raw) + 1 > MAX_LINE_BYTES:
+            if index:
+                yield number, _without_bom(number, b"\n".join(lines[:index]))
+            raise _too_long(path, number + index)
 
 
 def _line_text(raw, path, number):
     return decode(raw, path, number).rstrip("\n").removesuffix("\r")
+
+
+def _too_long(path, number):
+    return at_line(path, number, f"the line is longer than {MAX_LINE_BYTES >> 20} MiB; expected one record per line")
 
 
 def iter_tsv(path: str | os.PathLike, fields: Sequence[str], what: str) -> Iterator[tuple[int, dict[str, str]]]:
@@ -278,16 +342,17 @@ def _plain_json(raw: bytes) -> Any:
 
 def iter_jsonl(path: str | os.PathLike, what: str = "a JSON object", objects_only: bool = True) -> Iterator[tuple[int, Any]]:
     """(line number, record) for each non-blank line of a JSONL file; each record a JSON object."""
-    for number, raw in _iter_raw_lines(path):
-        record = _plain_json(raw)
-        if record is _UNSURE:  # the exact path: decoded, blank lines skipped, every error located
-            line = _line_text(raw, path, number)
-            if not line.strip():
-                continue
-            record = parse_json(line, f"{path}:{number}")
-        if objects_only and not isinstance(record, dict):
-            raise at_line(path, number, f"found a JSON {type(record).__name__}; expected {what} per line")
-        yield number, record
+    for first, block in _iter_raw_blocks(path):
+        for number, raw in enumerate(block.split(b"\n"), first):
+            record = _plain_json(raw)
+            if record is _UNSURE:  # the exact path: decoded, blank lines skipped, every error located
+                line = _line_text(raw, path, number)
+                if not line.strip():
+                    continue
+                record = parse_json(line, f"{path}:{number}")
+            if objects_only and not isinstance(record, dict):
+                raise at_line(path, number, f"found a JSON {type(record).__name__}; expected {what} per line")
+            yield number, record
 
 
 def read_jsonl(path: str | os.PathLike, what: str = "a JSON object", objects_only: bool = True,
