@@ -17,7 +17,7 @@ import sys
 from setuptools import find_packages, setup
 from setuptools.command.build_ext import build_ext
 
-KERNELS = ["metrics/tempbench_trp/kernel.py"]
+KERNELS = ["metrics/tempbench_trp/kernel.py", "metrics/mctaco/kernel.py"]
 
 
 def compiled_kernels():
@@ -37,8 +37,10 @@ def compiled_kernels():
             link.unlink()
         link.symlink_to(pathlib.Path("metrics").resolve(), target_is_directory=True)
         sources = [str(root / "benchscore" / pathlib.Path(path).relative_to("metrics")) for path in KERNELS]
-        # The packages around a kernel are only walked through (their imports are not the kernel's).
-        return mypycify(["--follow-imports=silent", "--ignore-missing-imports", *sources], opt_level="3")
+        # The packages around a kernel are only walked through (their imports are not the kernel's). The
+        # kernels share one runtime library, benchscore/kernels__mypyc (unnamed, it would be a hash at the top level).
+        return mypycify(["--follow-imports=silent", "--ignore-missing-imports", *sources], opt_level="3",
+                        group_name="benchscore.kernels")
     except BaseException as err:  # mypyc exits on a type error: install the Python files instead
         print(f"benchscore: the kernels stay Python (mypyc: {err})", file=sys.stderr)
         return []

@@ -7,6 +7,11 @@
 - TempBench: `kernel` (plainly typed questions and evidence, no error path) against the checked path
   (`check_question`, `check_evidence`, `stats`), on random inputs with one odd value among plain ones
   and on benchmark-shaped runs: the same row, value and type, or (through `checked_row`) the same error.
+- Readers: blocks of lines (`_iter_raw_blocks`) against one `readline` per line, under random block
+  sizes and line limits: the same lines, records and numbers, and the same first error after them.
+- MC-TACO: `kernel` (plain TSV lines and labels) against the checked path (`read_references`,
+  `read_predictions`, `item_stats`) on random and one-odd-field files: the same statistics, or None
+  and then, through `file_stats`, the same statistics, warnings or error.
 """
 
 import json
@@ -303,14 +308,15 @@ def test_tempbench_kernel_scores_benchmark_shaped_runs_as_the_checked_path(top_k
 def test_the_kernels_are_compiled_where_the_build_had_a_compiler():
     """CI sets BENCHSCORE_REQUIRE_COMPILED=1 (its machine has gcc): a build that fell back to Python (a mypyc
     type error in a kernel, a missing compiler) fails here rather than passing slower."""
+    import importlib
     import os
 
-    from benchscore.tempbench_trp import kernel
-
-    compiled = not kernel.__file__.endswith(".py")
+    kernels = [importlib.import_module(f"benchscore.{name}.kernel") for name in ("tempbench_trp", "mctaco")]
+    python = [kernel.__file__ for kernel in kernels if kernel.__file__.endswith(".py")]
     if os.environ.get("BENCHSCORE_REQUIRE_COMPILED") != "1":
-        pytest.skip(f"the kernels are {'compiled' if compiled else 'Python'} here (BENCHSCORE_REQUIRE_COMPILED unset)")
-    assert compiled, f"{kernel.__file__}: the kernels were installed as Python (see setup.py)"
+        pytest.skip(f"{len(kernels) - len(python)} of {len(kernels)} kernels are compiled here "
+                    "(BENCHSCORE_REQUIRE_COMPILED unset)")
+    assert not python, f"{python}: the kernels were installed as Python (see setup.py)"
 
 
 _line_strings = st.one_of(st.none(), _names)
@@ -470,3 +476,83 @@ def test_block_reader_gives_the_lines_and_errors_of_one_line_at_a_time(tmp_path_
         assert _given_until_error(readers.iter_jsonl(path, objects_only=False)) == \
             _given_until_error(_jsonl_one_at_a_time(path))
 
+
+# MC-TACO: kernel.add_labels/add_rows (plain lines) against the checked path (read_references, read_predictions,
+# item_stats). Sentences and questions that make one official key from different fields ("s t" + "q" and
+# "s" + "t q"), rows of a question that do not follow each other, odd labels, categories and tabs.
+_mctaco_row = st.tuples(st.sampled_from(["s", "s t", "s\u00e9"]), st.sampled_from(["q", "t q", "", "q yes"]),
+                        st.sampled_from(["a", "", "b c", "yes", "no"]),
+                        _mostly(st.sampled_from(["yes", "no"]),
+                                st.sampled_from(["Yes", " yes", "yes ", "no ", "nox", "maybe", ""])),
+                        _mostly(st.sampled_from(["Frequency", "Stationarity"]),
+                                st.sampled_from(["Event Duration", "Other", "", "Frequency\r", "xFrequency"])),
+                        _mostly(st.just(""), st.sampled_from(["\t", "\tx", "\r"])))
+_mctaco_label = _mostly(st.sampled_from(["yes", "no"]), st.sampled_from(["YES", " no", "x", "", "yes\r", "\ufeffno"]))
+
+
+def _outcome(read):
+    try:
+        return "stats", read()
+    except readers.InputError as err:
+        return "error", str(err)
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(_mctaco_row, max_size=12), st.lists(_mctaco_label, min_size=13, max_size=13),
+       _mostly(st.just(0), st.sampled_from([-1, 1])), st.booleans(), st.booleans())
+def test_mctaco_kernel_counts_files_as_the_checked_path(tmp_path_factory, rows, labels, extra, grouped, crlf):
+    """The same per-question statistics (keys, categories, counts, order) as the checked path, or None;
+    through `file_stats`, the same statistics and warnings, or the same error. Mostly one label per row."""
+    from benchscore.mctaco import files
+
+    labels = labels[:max(len(rows) + extra, 0)]
+    folder = tmp_path_factory.mktemp("mctaco")
+    end = "\r\n" if crlf else "\n"
+    if grouped:  # rows of a question next to each other, as in the official files
+        rows = sorted(rows, key=lambda row: row[:2])
+    gold, predictions = folder / "gold.tsv", folder / "predictions.txt"
+    gold.write_text("".join("\t".join(row[:5]) + row[5] + end for row in rows), encoding="utf-8")
+    predictions.write_text("".join(label + end for label in labels), encoding="utf-8")
+
+    checked = _outcome(lambda: files._item_stats(*files._aligned(gold, predictions)))
+    fast = files._plain_file_stats(gold, predictions)
+    assert fast is None or ("stats", fast) == checked
+    warned: list[list] = [[], []]
+    assert _outcome(lambda: files.file_stats(gold, predictions, warned[0])) == checked
+    _outcome(lambda: files._aligned(gold, predictions, warned[1]))
+    assert warned[0] == warned[1]
+
+
+_MCTACO_ODD = {0: ["s\tx", ""], 1: ["q\tx", "t"], 2: ["yes", "a\tb"], 3: ["Yes", " yes", "yes ", "no ", "nox", "", "yes\t"],
+               4: ["Other", "", "Frequency\r", "xFrequency", "Frequency\tx", "Stationarity", "Frequency "]}
+
+
+@pytest.mark.parametrize("field, value", [(field, value) for field, values in _MCTACO_ODD.items() for value in values])
+@pytest.mark.parametrize("label", ["yes", "no", "YES", "x"])
+def test_mctaco_kernel_with_one_odd_field(tmp_path, field, value, label):
+    """A plain file with one odd field in its second row (of a question with three), and one label of
+    the second row's: the same statistics as the checked path, or None, and `file_stats` as the checked path."""
+    from benchscore.mctaco import files
+
+    rows = [["s", "q", "a", "yes", "Frequency"], ["s", "q", "b", "no", "Frequency"], ["s", "q", "c", "no", "Frequency"],
+            ["s", "q yes", "a", "no", "Stationarity"]]
+    rows[1][field] = value
+    gold, predictions = tmp_path / "gold.tsv", tmp_path / "predictions.txt"
+    gold.write_text("".join("\t".join(row) + "\n" for row in rows), encoding="utf-8")
+    predictions.write_text(f"yes\n{label}\nno\nyes\n", encoding="utf-8")
+    checked = _outcome(lambda: files._item_stats(*files._aligned(gold, predictions)))
+    fast = files._plain_file_stats(gold, predictions)
+    assert fast is None or ("stats", fast) == checked
+    assert _outcome(lambda: files.file_stats(gold, predictions)) == checked
+
+
+def test_mctaco_kernel_takes_the_official_files():
+    """Every line of the official test set and of BERT's output is plain: the kernel counts them all."""
+    from conftest import shared_path
+
+    from benchscore.mctaco import files
+
+    gold = shared_path("data", "mctaco", "test_9442.tsv")
+    predictions = shared_path("data", "mctaco", "baseline_outputs", "bert.norm.output.txt")
+    fast = files._plain_file_stats(gold, predictions)
+    assert fast is not None and fast == files._item_stats(*files._aligned(gold, predictions))

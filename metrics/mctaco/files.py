@@ -4,9 +4,9 @@ import os
 from typing import Any
 
 from benchscore import data
-from benchscore.core.readers import at_line, iter_lines, iter_tsv, shown
+from benchscore.core.readers import InputError, at_line, iter_line_blocks, iter_lines, iter_tsv, shown
 from benchscore.core.records import Note
-from benchscore.mctaco import scoring
+from benchscore.mctaco import kernel, scoring
 
 FIELDS = ("sentence", "question", "answer", "label", "category")
 KEY_SOURCE = "sentence+question"  # the question key of rows read from the TSV (named in the signature)
@@ -72,7 +72,37 @@ def _item_stats(rows, predicted):
 
 def file_stats(gold_path: str | os.PathLike, predictions_path: str | os.PathLike, warnings: list | None = None) -> Any:
     """Per-question statistics of a prediction file against a gold TSV (both read and checked here)."""
-    return _item_stats(*_aligned(gold_path, predictions_path, warnings))
+    resolved = data.resolve("mctaco", gold_path)
+    stats = _plain_file_stats(resolved, predictions_path)
+    return stats if stats is not None else _item_stats(*_aligned(resolved, predictions_path, warnings))
+
+
+_CATEGORIES = frozenset(scoring.CATEGORIES)
+
+
+def _plain_file_stats(gold_path: str | os.PathLike, predictions_path: str | os.PathLike) -> list | None:
+    """`file_stats` of files whose every line the kernel takes (each gold line plainly a row, each label
+    exactly "yes"/"no": nothing to warn of), counted a block of lines at a time; None where it is unsure
+    of a line or a reader refuses one, and the checked path then reads both files, in its order, with its
+    messages."""
+    try:
+        predicted: list[bool] = []
+        for _, lines in iter_line_blocks(predictions_path):
+            if not kernel.add_labels(lines, predicted):
+                return None
+        questions: dict[str, int] = {}
+        category_of: list[str] = []
+        counts: list[int] = []
+        row = 0
+        for _, lines in iter_line_blocks(gold_path):
+            row = kernel.add_rows(lines, predicted, row, _CATEGORIES, questions, category_of, counts)
+            if row < 0:
+                return None
+    except InputError:
+        return None
+    if row == 0 or row != len(predicted):
+        return None
+    return kernel.question_stats(questions, category_of, counts, scoring.ItemStats)
 
 
 def score_files(gold_path: str | os.PathLike, predictions_path: str | os.PathLike) -> dict:

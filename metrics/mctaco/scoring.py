@@ -119,28 +119,48 @@ def item_stats(predictions: Sequence, references: Sequence, question_keys: Seque
 
 def aggregate(stats: Sequence[ItemStats]) -> dict:
     """Corpus EM and F1 over per-question statistics (the official "Strict Acc." and "Avg F1")."""
+    return _corpus(_scored(stats))
+
+
+def _scored(stats):
+    """(F1, exact match) of each question, each read once (the corpus and the categories share them)."""
     if not stats:
         raise ValueError("no questions to score; expected at least one candidate row")
-    check_item_stats(stats, ItemStats, "an mctaco ItemStats")
+    return [(question.f1, question.exact_match) for question in check_item_stats(stats, ItemStats,
+                                                                                  "an mctaco ItemStats")]
+
+
+def _corpus(scored):
     f1_sum = 0.0
-    for question in stats:  # plain left-to-right float sum, as the official tool
-        f1_sum += question.f1
-    n_exact = sum(question.exact_match for question in stats)
-    return {"em": n_exact / len(stats), "f1": f1_sum / len(stats), "n_questions": len(stats)}
+    for f1, _ in scored:  # plain left-to-right float sum, as the official tool
+        f1_sum += f1
+    n_exact = sum(exact for _, exact in scored)
+    return {"em": n_exact / len(scored), "f1": f1_sum / len(scored), "n_questions": len(scored)}
 
 
-def by_category(stats):
-    """The questions of each category, in `CATEGORIES` order (other names after, sorted)."""
-    groups = {}
-    for question in stats:
-        groups.setdefault(question.category, []).append(question)
+def _category_groups(categories: list) -> dict[object, list[int]]:
+    """The positions of each category in `categories`, in `CATEGORIES` order (other names after, sorted)."""
+    groups: dict = {}
+    for index, category in enumerate(categories):
+        groups.setdefault(category, []).append(index)
     others = sorted((category for category in groups if category not in CATEGORIES), key=str)
     return {category: groups[category] for category in (*CATEGORIES, *others) if category in groups}
 
 
+def by_category(stats):
+    """The questions of each category, in `CATEGORIES` order (other names after, sorted)."""
+    return {category: [stats[i] for i in positions]
+            for category, positions in _category_groups([question.category for question in stats]).items()}
+
+
 def per_category(stats: Sequence[ItemStats]) -> dict:
     """Extension (not in the official tool): `aggregate` within each category, in `CATEGORIES` order."""
-    return {category: aggregate(questions) for category, questions in by_category(stats).items()}
+    return _per_category(stats, _scored(stats))
+
+
+def _per_category(stats, scored):
+    return {category: _corpus([scored[i] for i in positions])
+            for category, positions in _category_groups([question.category for question in stats]).items()}
 
 
 def question_key(sentence, question):
@@ -150,9 +170,10 @@ def question_key(sentence, question):
 
 def result(stats: Sequence[ItemStats], key_source: str, **options: object) -> dict:
     """The result dict of `stats`: `aggregate`, the per-category extension (when categories are given), signature."""
-    numbers = aggregate(stats)
+    scored = _scored(stats)
+    numbers = _corpus(scored)
     if stats[0].category is not None:
-        numbers["extension_per_category"] = per_category(stats)
+        numbers["extension_per_category"] = _per_category(stats, scored)
     numbers["signature"] = signature(key_source, **options)
     return numbers
 
