@@ -368,7 +368,7 @@ _line_bytes = st.one_of(
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_line_bytes, min_size=1, max_size=6), st.booleans())
 def test_jsonl_lines_read_from_bytes_as_from_their_text(tmp_path_factory, lines, objects_only):
-    """iter_jsonl reads each line's bytes with orjson where it can (`_plain_json`): the records, their line
+    """iter_jsonl reads each line's bytes with orjson where it can: the records, their line
     numbers and types, or the error, are those of the exact path (decoded text, the stdlib's json)."""
     path = tmp_path_factory.mktemp("jsonl") / "f.jsonl"
     path.write_bytes(b"".join(line if line.endswith(b"\n") else line + b"\n" for line in lines))
@@ -428,9 +428,17 @@ def _lines_one_at_a_time(path):
             yield number, raw
 
 
+def _plain_json(raw):
+    """The rule iter_jsonl keeps for one line, as it was written per line before blocks: orjson's value
+    of the bytes unless they may nest deeper than `MAX_DEPTH` or hold an integer past 64 bits."""
+    if readers.orjson is None or raw.count(b"[") + raw.count(b"{") > readers.MAX_DEPTH:
+        return readers._UNSURE
+    return readers._orjson_value(raw)
+
+
 def _jsonl_one_at_a_time(path):
     for number, raw in _lines_one_at_a_time(path):
-        record = readers._plain_json(raw)
+        record = _plain_json(raw)
         if record is readers._UNSURE:
             line = readers.decode(raw, path, number).rstrip("\n").removesuffix("\r")
             if not line.strip():
@@ -450,20 +458,25 @@ def _given_until_error(lines):
 
 
 _file_pieces = st.lists(st.sampled_from([b"a", b"{}", b"[1]", b'"x"', b" ", b"\r", b"\n", b"\n", b"\r\n", b"\xff",
-                                         b"\xc3\xa9", b"\xc3", b"\xef\xbb\xbf", b"\t"]), max_size=40)
+                                         b"\xc3\xa9", b"\xc3", b"\xef\xbb\xbf", b"\t", b"1" * 10, b"[[", b"{", b"]",
+                                         b"[[[1]]]", b'{"a": {"b": {}}}', b"[[[1]]]\n", b"7" * 19 + b"\n",
+                                         b"{}\n" * 4]),
+                        max_size=40)
 
 
 @settings(max_examples=600, deadline=None)
-@given(_file_pieces, st.sampled_from([1, 2, 3, 7, 64, 1 << 20]), st.sampled_from([4, 9, 30, 64 << 20]))
-def test_block_reader_gives_the_lines_and_errors_of_one_line_at_a_time(tmp_path_factory, pieces, block, limit):
-    """The readers read a block at a time (`_iter_raw_blocks`); under any block size and line limit, every
-    line (its number, its text, its JSON record) and the first error, after the same lines, are those
-    of reading one line at a time."""
+@given(_file_pieces, st.sampled_from([1, 2, 3, 7, 64, 1 << 20]), st.sampled_from([4, 9, 30, 64 << 20]),
+       st.sampled_from([2, 64]))
+def test_block_reader_gives_the_lines_and_errors_of_one_line_at_a_time(tmp_path_factory, pieces, block, limit, depth):
+    """The readers read a block at a time (`_iter_raw_blocks`, and iter_jsonl's guards on a translated copy
+    of each block); under any block size, line limit and nesting limit, every line (its number, its text,
+    its JSON record) and the first error, after the same lines, are those of reading one line at a time."""
     path = tmp_path_factory.mktemp("blocks") / "f.txt"
     path.write_bytes(b"".join(pieces))
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(readers, "BLOCK_BYTES", block)
         patch.setattr(readers, "MAX_LINE_BYTES", limit)
+        patch.setattr(readers, "MAX_DEPTH", depth)  # 2: the bracket guard routes lines to the exact path
 
         def text_lines():
             for number, raw in _lines_one_at_a_time(path):
@@ -556,3 +569,14 @@ def test_mctaco_kernel_takes_the_official_files():
     predictions = shared_path("data", "mctaco", "baseline_outputs", "bert.norm.output.txt")
     fast = files._plain_file_stats(gold, predictions)
     assert fast is not None and fast == files._item_stats(*files._aligned(gold, predictions))
+
+
+@pytest.mark.parametrize("last", [b"[[[1]]]", b"12345678901234567890", b'{"a": [1, {"b": 123456789012345678901}]}'])
+def test_jsonl_guards_find_the_line_after_many_lines(tmp_path, monkeypatch, last):
+    """iter_jsonl's guards read each line's own bytes in its block's translated copy, however many lines
+    come before it: a deep line or a long integer after 300 short lines goes to the exact path."""
+    monkeypatch.setattr(readers, "MAX_DEPTH", 2)
+    path = tmp_path / "f.jsonl"
+    path.write_bytes(b"1\n" * 300 + last + b"\n")
+    assert _given_until_error((n, _typed(v)) for n, v in readers.iter_jsonl(path, objects_only=False)) == \
+        _given_until_error((n, _typed(v)) for n, v in _jsonl_one_at_a_time(path))
