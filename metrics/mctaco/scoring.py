@@ -149,13 +149,14 @@ def _category_groups(categories: list) -> dict[object, list[int]]:
 
 def by_category(stats):
     """The questions of each category, in `CATEGORIES` order (other names after, sorted)."""
+    stats = list(stats)
     return {category: [stats[i] for i in positions]
             for category, positions in _category_groups([question.category for question in stats]).items()}
 
 
 def per_category(stats: Sequence[ItemStats]) -> dict:
     """Extension (not in the official tool): `aggregate` within each category, in `CATEGORIES` order."""
-    return _per_category(stats, _scored(stats))
+    return _per_category(stats, _scored(stats)) if len(stats) else {}  # no questions: no category
 
 
 def _per_category(stats, scored):
