@@ -559,6 +559,27 @@ def test_mctaco_kernel_with_one_odd_field(tmp_path, field, value, label):
     assert _outcome(lambda: files.file_stats(gold, predictions)) == checked
 
 
+@pytest.mark.parametrize("gold_text", ["s\tq\ta\tmaybe\tFrequency\n", "\udcff", None])
+def test_mctaco_files_a_missing_file_gets_the_checked_paths_error(tmp_path, gold_text):
+    """The kernel reads the labels first, the checked path the gold file: with the predictions missing,
+    the error is still the gold file's, if it has one (a bad label, a byte that is not UTF-8, missing too)."""
+    from benchscore.mctaco import files
+
+    gold, predictions = tmp_path / "gold.tsv", tmp_path / "missing.txt"
+    if gold_text is not None:
+        gold.write_bytes(gold_text.encode("utf-8", "surrogateescape"))
+
+    def outcome(read):
+        try:
+            return "stats", read()
+        except (readers.InputError, OSError) as err:
+            return type(err).__name__, str(err)
+
+    checked = outcome(lambda: files._item_stats(*files._aligned(gold, predictions)))
+    assert outcome(lambda: files.file_stats(gold, predictions)) == checked
+    assert str(gold if gold_text is None else gold.name) in checked[1]
+
+
 def test_mctaco_kernel_takes_the_official_files():
     """Every line of the official test set and of BERT's output is plain: the kernel counts them all."""
     from conftest import shared_path

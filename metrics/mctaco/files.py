@@ -83,8 +83,8 @@ _CATEGORIES = frozenset(scoring.CATEGORIES)
 def _plain_file_stats(gold_path: str | os.PathLike, predictions_path: str | os.PathLike) -> list | None:
     """`file_stats` of files whose every line the kernel takes (each gold line plainly a row, each label
     exactly "yes"/"no": nothing to warn of), counted a block of lines at a time; None where it is unsure
-    of a line or a reader refuses one, and the checked path then reads both files, in its order, with its
-    messages."""
+    of a line or a reader refuses one (or cannot open it), and the checked path then reads both files, in
+    its order, with its messages."""
     try:
         predicted: list[bool] = []
         for _, lines in iter_line_blocks(predictions_path):
@@ -98,7 +98,7 @@ def _plain_file_stats(gold_path: str | os.PathLike, predictions_path: str | os.P
             row = kernel.add_rows(lines, predicted, row, _CATEGORIES, questions, category_of, counts)
             if row < 0:
                 return None
-    except InputError:
+    except (InputError, OSError):  # (a missing file too: the checked path names the file it reads first)
         return None
     if row == 0 or row != len(predicted):
         return None
