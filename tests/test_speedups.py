@@ -510,6 +510,23 @@ def _outcome(read):
         return "error", str(err)
 
 
+def _kernel_stats(gold, predictions):
+    """The kernel's statistics of two files, or None where it hands them to the checked path."""
+    from benchscore.mctaco import files, kernel, scoring
+
+    counted = files._plain_counts(gold, predictions)
+    return None if counted is None else kernel.question_stats(*counted, scoring.ItemStats)
+
+
+def _checked_result(gold, predictions):
+    """`score_files` on the checked path alone: `scoring.result` of the checked statistics, with the warnings."""
+    from benchscore.mctaco import files, scoring
+
+    warned: list = []
+    result = scoring.result(files._item_stats(*files._aligned(gold, predictions, warned)), files.KEY_SOURCE)
+    return {**result, "warnings": warned} if warned else result
+
+
 @settings(max_examples=800, deadline=None)
 @given(st.lists(_mctaco_row, max_size=12), st.lists(_mctaco_label, min_size=13, max_size=13),
        _mostly(st.just(0), st.sampled_from([-1, 1])), st.booleans(), st.booleans())
@@ -528,12 +545,13 @@ def test_mctaco_kernel_counts_files_as_the_checked_path(tmp_path_factory, rows, 
     predictions.write_text("".join(label + end for label in labels), encoding="utf-8")
 
     checked = _outcome(lambda: files._item_stats(*files._aligned(gold, predictions)))
-    fast = files._plain_file_stats(gold, predictions)
+    fast = _kernel_stats(gold, predictions)
     assert fast is None or ("stats", fast) == checked
     warned: list[list] = [[], []]
     assert _outcome(lambda: files.file_stats(gold, predictions, warned[0])) == checked
     _outcome(lambda: files._aligned(gold, predictions, warned[1]))
     assert warned[0] == warned[1]
+    assert _outcome(lambda: files.score_files(gold, predictions)) == _outcome(lambda: _checked_result(gold, predictions))
 
 
 _MCTACO_ODD = {0: ["s\tx", ""], 1: ["q\tx", "t"], 2: ["yes", "a\tb"], 3: ["Yes", " yes", "yes ", "no ", "nox", "", "yes\t"],
@@ -554,9 +572,10 @@ def test_mctaco_kernel_with_one_odd_field(tmp_path, field, value, label):
     gold.write_text("".join("\t".join(row) + "\n" for row in rows), encoding="utf-8")
     predictions.write_text(f"yes\n{label}\nno\nyes\n", encoding="utf-8")
     checked = _outcome(lambda: files._item_stats(*files._aligned(gold, predictions)))
-    fast = files._plain_file_stats(gold, predictions)
+    fast = _kernel_stats(gold, predictions)
     assert fast is None or ("stats", fast) == checked
     assert _outcome(lambda: files.file_stats(gold, predictions)) == checked
+    assert _outcome(lambda: files.score_files(gold, predictions)) == _outcome(lambda: _checked_result(gold, predictions))
 
 
 @pytest.mark.parametrize("gold_text", ["s\tq\ta\tmaybe\tFrequency\n", "\udcff", None])
@@ -588,8 +607,9 @@ def test_mctaco_kernel_takes_the_official_files():
 
     gold = shared_path("data", "mctaco", "test_9442.tsv")
     predictions = shared_path("data", "mctaco", "baseline_outputs", "bert.norm.output.txt")
-    fast = files._plain_file_stats(gold, predictions)
+    fast = _kernel_stats(gold, predictions)
     assert fast is not None and fast == files._item_stats(*files._aligned(gold, predictions))
+    assert files.score_files(gold, predictions) == _checked_result(gold, predictions)
 
 
 @pytest.mark.parametrize("last", [b"[[[1]]]", b"12345678901234567890", b'{"a": [1, {"b": 123456789012345678901}]}'])

@@ -344,15 +344,8 @@ def iter_jsonl(path: str | os.PathLike, what: str = "a JSON object", objects_onl
         long_integers = guards is not None and _LONG_INTEGER in guards
         start = 0
         for number, raw in enumerate(block.split(b"\n"), first):
-            end = start + len(raw)
-            record = _UNSURE
-            if guards is not None and guards.count(b"[", start, end) <= MAX_DEPTH and not (
-                    long_integers and guards.find(_LONG_INTEGER, start, end) >= 0):
-                try:
-                    record = orjson.loads(raw)
-                except orjson.JSONDecodeError:
-                    pass
-            start = end + 1
+            record = _UNSURE if guards is None else _guarded_orjson(raw, guards, start, long_integers)
+            start += len(raw) + 1
             if record is _UNSURE:  # the exact path: decoded, blank lines skipped, every error located
                 line = _line_text(raw, path, number)
                 if not line.strip():
@@ -361,6 +354,18 @@ def iter_jsonl(path: str | os.PathLike, what: str = "a JSON object", objects_onl
             if objects_only and not isinstance(record, dict):
                 raise at_line(path, number, f"found a JSON {type(record).__name__}; expected {what} per line")
             yield number, record
+
+
+def _guarded_orjson(raw: bytes, guards: bytes, start: int, long_integers: bool) -> Any:
+    """orjson's value of the line `raw`, at `start` in its block, unless its span of the block's `guards`
+    holds more brackets than `MAX_DEPTH` or (where the block has one) a long integer; else `_UNSURE`."""
+    end = start + len(raw)
+    if guards.count(b"[", start, end) > MAX_DEPTH or long_integers and guards.find(_LONG_INTEGER, start, end) >= 0:
+        return _UNSURE
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return _UNSURE
 
 
 def read_jsonl(path: str | os.PathLike, what: str = "a JSON object", objects_only: bool = True,

@@ -73,18 +73,21 @@ def _item_stats(rows, predicted):
 def file_stats(gold_path: str | os.PathLike, predictions_path: str | os.PathLike, warnings: list | None = None) -> Any:
     """Per-question statistics of a prediction file against a gold TSV (both read and checked here)."""
     resolved = data.resolve("mctaco", gold_path)
-    stats = _plain_file_stats(resolved, predictions_path)
-    return stats if stats is not None else _item_stats(*_aligned(resolved, predictions_path, warnings))
+    counted = _plain_counts(resolved, predictions_path)
+    if counted is not None:
+        return kernel.question_stats(*counted, scoring.ItemStats)
+    return _item_stats(*_aligned(resolved, predictions_path, warnings))
 
 
 _CATEGORIES = frozenset(scoring.CATEGORIES)
 
 
-def _plain_file_stats(gold_path: str | os.PathLike, predictions_path: str | os.PathLike) -> list | None:
-    """`file_stats` of files whose every line the kernel takes (each gold line plainly a row, each label
-    exactly "yes"/"no": nothing to warn of), counted a block of lines at a time; None where it is unsure
-    of a line or a reader refuses one (or cannot open it), and the checked path then reads both files, in
-    its order, with its messages."""
+def _plain_counts(gold_path: str | os.PathLike,
+                  predictions_path: str | os.PathLike) -> tuple[dict[str, int], list[str], list[int]] | None:
+    """(question keys -> index, categories, counts) of `kernel.add_rows` for files whose every line the kernel
+    takes (each gold line plainly a row, each label exactly "yes"/"no": nothing to warn of), counted a block of
+    lines at a time; None where it is unsure of a line or a reader refuses one (or cannot open it), and the
+    checked path then reads both files, in its order, with its messages."""
     try:
         predicted: list[bool] = []
         for _, lines in iter_line_blocks(predictions_path):
@@ -102,13 +105,17 @@ def _plain_file_stats(gold_path: str | os.PathLike, predictions_path: str | os.P
         return None
     if row == 0 or row != len(predicted):
         return None
-    return kernel.question_stats(questions, category_of, counts, scoring.ItemStats)
+    return questions, category_of, counts
 
 
 def score_files(gold_path: str | os.PathLike, predictions_path: str | os.PathLike) -> dict:
     """The result dict of a prediction file against a gold TSV (with "warnings" when there are any)."""
+    resolved = data.resolve("mctaco", gold_path)
+    counted = _plain_counts(resolved, predictions_path)
+    if counted is not None:  # plain files: nothing to warn of, and no object per question needed
+        return scoring.result_of_counts(counted[1], counted[2], KEY_SOURCE)
     warnings: list = []
-    result = scoring.result(file_stats(gold_path, predictions_path, warnings), KEY_SOURCE)
+    result = scoring.result(_item_stats(*_aligned(resolved, predictions_path, warnings)), KEY_SOURCE)
     if warnings:
         result["warnings"] = warnings
     return result

@@ -35,52 +35,65 @@ def add_rows(lines: list[str], predicted: list[bool], row: int, categories: Abst
     n_predicted = len(predicted)
     prefix, question = "", -1  # "sentence TAB question TAB" of the row before, and its question
     for line in lines:
-        # Fields found by their tabs, not split; a question's rows usually follow each other, so the key
-        # is made (and hashed) only where the sentence or the question differs from the row before.
+        # Fields are found by their tabs, not split; a question's rows usually follow each other, so the
+        # key is made (and hashed) only where the sentence or the question differs from the row before.
         if prefix and line.startswith(prefix):
-            t2 = len(prefix) - 1
+            end_of_question = len(prefix) - 1
         else:
-            t1 = line.find("\t")
-            t2 = line.find("\t", t1 + 1) if t1 >= 0 else -1
-            if t2 < 0:
+            end_of_sentence = line.find("\t")
+            end_of_question = line.find("\t", end_of_sentence + 1) if end_of_sentence >= 0 else -1
+            if end_of_question < 0:
                 return -1
-            key = line[:t2].replace("\t", " ")  # sentence + " " + question: the official key (scoring.question_key)
-            question = questions.get(key, -1)
-            if question < 0:
-                question = questions[key] = len(category_of)
-                category_of.append("")  # its category: from this row, checked below
-                counts.extend((0, 0, 0, 0, 0))
-            prefix = line[:t2 + 1]
-        t3 = line.find("\t", t2 + 1)
-        t4 = line.find("\t", t3 + 1) if t3 >= 0 else -1
-        if t4 < 0 or row >= n_predicted:
-            return -1  # (a fifth tab is refused below: no category holds one)
-        if t4 - t3 == 4 and line.startswith("yes", t3 + 1):
-            gold = True
-        elif t4 - t3 == 3 and line.startswith("no", t3 + 1):
-            gold = False
-        else:
-            return -1
-        category = category_of[question]
-        if not category:
-            category = category_of[question] = line[t4 + 1:]
-            if category not in categories:
-                return -1
-        elif len(line) - t4 - 1 != len(category) or not line.endswith(category):
-            return -1
-        yes = predicted[row]
-        at = N_COUNTS * question
-        counts[at] += 1
-        if yes == gold:
-            counts[at + 1] += 1
-        if yes:
-            counts[at + 3] += 1
-            if gold:
-                counts[at + 2] += 1
-        if gold:
-            counts[at + 4] += 1
+            question = _question(line[:end_of_question].replace("\t", " "), questions, category_of, counts)
+            prefix = line[:end_of_question + 1]
+        gold, end_of_label = _label(line, end_of_question)
+        if end_of_label < 0 or row >= n_predicted or not _same_category(line, end_of_label, question, categories,
+                                                                          category_of):
+            return -1  # (a fifth tab is refused with the category: no category holds one)
+        _count(counts, N_COUNTS * question, predicted[row], gold)
         row += 1
     return row
+
+
+def _label(line: str, end_of_question: int) -> tuple[bool, int]:
+    """(whether the gold label is "yes", where it ends) of the row after its question; -1 as the end where the
+    answer or the label is not followed by a tab, or the label is not exactly "yes" or "no"."""
+    end_of_answer = line.find("\t", end_of_question + 1)
+    end_of_label = line.find("\t", end_of_answer + 1) if end_of_answer >= 0 else -1
+    label = line[end_of_answer + 1:end_of_label] if end_of_label >= 0 else ""
+    return label == "yes", end_of_label if label == "yes" or label == "no" else -1
+
+
+def _question(key: str, questions: dict[str, int], category_of: list[str], counts: list[int]) -> int:
+    """The index of the question with the official `key` (sentence + " " + question), added if new."""
+    question = questions.get(key, -1)
+    if question < 0:
+        question = questions[key] = len(category_of)
+        category_of.append("")  # its category: set by its first row (`_same_category`)
+        counts.extend((0, 0, 0, 0, 0))
+    return question
+
+
+def _same_category(line: str, end_of_label: int, question: int, categories: AbstractSet[str],
+                   category_of: list[str]) -> bool:
+    """Whether the line's category (after `end_of_label`) is its question's, or, on its first row, a known one."""
+    category = category_of[question]
+    if not category:
+        category = category_of[question] = line[end_of_label + 1:]
+        return category in categories
+    return len(line) - end_of_label - 1 == len(category) and line.endswith(category)
+
+
+def _count(counts: list[int], at: int, yes: bool, gold: bool) -> None:
+    counts[at] += 1
+    if yes == gold:
+        counts[at + 1] += 1
+    if yes:
+        counts[at + 3] += 1
+        if gold:
+            counts[at + 2] += 1
+    if gold:
+        counts[at + 4] += 1
 
 
 def question_stats(questions: dict[str, int], category_of: list[str], counts: list[int],

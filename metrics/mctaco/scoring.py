@@ -38,10 +38,15 @@ class ItemStats:
 
     @property
     def f1(self):
-        # Official order of operations (not 2*tp/(n_pred+n_gold), which differs in the last bit).
-        precision = self.true_positives / self.n_predicted_yes if self.n_predicted_yes > 0 else 1.0
-        recall = self.true_positives / self.n_gold_yes if self.n_gold_yes > 0 else 1.0
-        return 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
+        return question_f1(self.true_positives, self.n_predicted_yes, self.n_gold_yes)
+
+
+def question_f1(true_positives: int, n_predicted_yes: int, n_gold_yes: int) -> float:
+    """One question's F1 over its "yes" answers, as the official evaluator computes it."""
+    # Official order of operations (not 2*tp/(n_pred+n_gold), which differs in the last bit).
+    precision = true_positives / n_predicted_yes if n_predicted_yes > 0 else 1.0
+    recall = true_positives / n_gold_yes if n_gold_yes > 0 else 1.0
+    return 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
 
 
 def parse_label(value):
@@ -160,8 +165,12 @@ def per_category(stats: Sequence[ItemStats]) -> dict:
 
 
 def _per_category(stats, scored):
+    return _per_category_of(scored, [question.category for question in stats])
+
+
+def _per_category_of(scored, categories):
     return {category: _corpus([scored[i] for i in positions])
-            for category, positions in _category_groups([question.category for question in stats]).items()}
+            for category, positions in _category_groups(categories).items()}
 
 
 def question_key(sentence, question):
@@ -176,6 +185,21 @@ def result(stats: Sequence[ItemStats], key_source: str, **options: object) -> di
     if stats[0].category is not None:
         numbers["extension_per_category"] = _per_category(stats, scored)
     numbers["signature"] = signature(key_source, **options)
+    return numbers
+
+
+def result_of_counts(categories: Sequence[str], counts: Sequence[int], key_source: str) -> dict:
+    """`result` of questions given as counts rather than `ItemStats` (the same numbers, without making an
+    object per question): question i has category `categories[i]` and the five counts
+    `counts[5 * i:5 * i + 5]`, in ItemStats' order (n_candidates, n_correct, true_positives,
+    n_predicted_yes, n_gold_yes). For counts already checked (MC-TACO's command: `kernel.add_rows`)."""
+    scored = [(question_f1(counts[at + 2], counts[at + 3], counts[at + 4]), counts[at + 1] == counts[at])
+              for at in range(0, len(counts), 5)]
+    if not scored:
+        raise ValueError("no questions to score; expected at least one candidate row")
+    numbers = _corpus(scored)
+    numbers["extension_per_category"] = _per_category_of(scored, categories)
+    numbers["signature"] = signature(key_source)
     return numbers
 
 
