@@ -130,12 +130,14 @@ def aggregate(stats: Sequence[ItemStats]) -> dict:
 def _scored(stats):
     """(F1, exact match) of each question, each read once (the corpus and the categories share them)."""
     if not stats:
-        raise ValueError("no questions to score; expected at least one candidate row")
+        return []  # (`_corpus` refuses no questions)
     return [(question.f1, question.exact_match) for question in check_item_stats(stats, ItemStats,
                                                                                   "an mctaco ItemStats")]
 
 
 def _corpus(scored):
+    if not scored:
+        raise ValueError("no questions to score; expected at least one candidate row")
     f1_sum = 0.0
     for f1, _ in scored:  # plain left-to-right float sum, as the official tool
         f1_sum += f1
@@ -161,14 +163,12 @@ def by_category(stats):
 
 def per_category(stats: Sequence[ItemStats]) -> dict:
     """Extension (not in the official tool): `aggregate` within each category, in `CATEGORIES` order."""
-    return _per_category(stats, _scored(stats)) if len(stats) else {}  # no questions: no category
+    if not len(stats):
+        return {}  # no questions: no category
+    return _per_category(_scored(stats), [question.category for question in stats])
 
 
-def _per_category(stats, scored):
-    return _per_category_of(scored, [question.category for question in stats])
-
-
-def _per_category_of(scored, categories):
+def _per_category(scored, categories):
     return {category: _corpus([scored[i] for i in positions])
             for category, positions in _category_groups(categories).items()}
 
@@ -181,11 +181,8 @@ def question_key(sentence, question):
 def result(stats: Sequence[ItemStats], key_source: str, **options: object) -> dict:
     """The result dict of `stats`: `aggregate`, the per-category extension (when categories are given), signature."""
     scored = _scored(stats)
-    numbers = _corpus(scored)
-    if stats[0].category is not None:
-        numbers["extension_per_category"] = _per_category(stats, scored)
-    numbers["signature"] = signature(key_source, **options)
-    return numbers
+    categories = [question.category for question in stats] if scored and stats[0].category is not None else None
+    return _result(scored, categories, key_source, options)
 
 
 def result_of_counts(categories: Sequence[str], counts: Sequence[int], key_source: str) -> dict:
@@ -195,11 +192,15 @@ def result_of_counts(categories: Sequence[str], counts: Sequence[int], key_sourc
     n_predicted_yes, n_gold_yes). For counts already checked (MC-TACO's command: `kernel.add_rows`)."""
     scored = [(question_f1(counts[at + 2], counts[at + 3], counts[at + 4]), counts[at + 1] == counts[at])
               for at in range(0, len(counts), 5)]
-    if not scored:
-        raise ValueError("no questions to score; expected at least one candidate row")
+    return _result(scored, categories, key_source, {})
+
+
+def _result(scored, categories, key_source, options):
+    """`result` of each question's (F1, exact match) and its category (None: no per-category extension)."""
     numbers = _corpus(scored)
-    numbers["extension_per_category"] = _per_category_of(scored, categories)
-    numbers["signature"] = signature(key_source)
+    if categories is not None:
+        numbers["extension_per_category"] = _per_category(scored, categories)
+    numbers["signature"] = signature(key_source, **options)
     return numbers
 
 
