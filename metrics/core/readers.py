@@ -24,9 +24,9 @@ MAX_DEPTH = 64  # JSON nesting: our deepest format (a judge's replies) needs 4
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 # orjson reads an integer of more than 64 bits as a float, the stdlib as an int: text with a run of 19
 # digits goes to the stdlib (found by mapping every digit to 0: bytes.translate is ~10x a regex here).
-_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+# Braces map to brackets in the same pass, so that iter_jsonl counts a line's brackets with one count.
+_DIGITS_AS_ZERO_BRACES_AS_BRACKETS = bytes.maketrans(b"123456789{", b"000000000[")
 _LONG_INTEGER = b"0" * 19
-_DIGITS_AS_ZERO_BRACES_AS_BRACKETS = bytes.maketrans(b"123456789{", b"000000000[")  # one pass, both guards
 
 orjson: Any
 try:
@@ -281,7 +281,7 @@ def _loads(text: str) -> Any:
 
 def _orjson_value(raw: bytes) -> Any:
     """orjson's value of `raw` where it is the stdlib's (no integer orjson would read as a float), else `_UNSURE`."""
-    if _LONG_INTEGER in raw.translate(_DIGITS_AS_ZERO):
+    if _LONG_INTEGER in raw.translate(_DIGITS_AS_ZERO_BRACES_AS_BRACKETS):
         return _UNSURE
     try:
         return orjson.loads(raw)
