@@ -276,7 +276,7 @@ def test_tempbench_kernel_takes_the_benchmark_shaped_questions():
     question = {"id": "q", "t_query": 1994, "S_star": gold}
     evidence = [{"s": "A", "r": "rel", "o": "B", "t_start": 1994.0, "t_end": 1994}, ("A", "rel", "C", 1990, 2000.0)]
     checked = kernel.checked_gold(question, "label")
-    assert checked == (1994.0, {("A", "rel", "B")}, {("Q1", "P1", "Q2")})
+    assert checked == (1994.0, {("A", "rel", "B")}, {("Q1", "P1", "Q2")}, {"B", "Q2"})  # and the objects of both
     assert kernel.evidence_row(question, checked, evidence, "label", 0, False) == \
         ("q", None, None, 2, 1, 1, 0.5, 1)
     id_evidence = [{"s_id": "Q1", "r_id": "P1", "o_id": "Q2", "t_start": 1994.0, "t_end": 1994.0}]
@@ -311,7 +311,8 @@ def test_the_kernels_are_compiled_where_the_build_had_a_compiler():
     import importlib
     import os
 
-    kernels = [importlib.import_module(f"benchscore.{name}.kernel") for name in ("tempbench_trp", "mctaco")]
+    kernels = [importlib.import_module(f"benchscore.{name}") for name in
+               ("core.json_kernel", "tempbench_trp.kernel", "mctaco.kernel")]
     python = [kernel.__file__ for kernel in kernels if kernel.__file__.endswith(".py")]
     if os.environ.get("BENCHSCORE_REQUIRE_COMPILED") != "1":
         pytest.skip(f"{len(kernels) - len(python)} of {len(kernels)} kernels are compiled here "
@@ -468,8 +469,8 @@ _file_pieces = st.lists(st.sampled_from([b"a", b"{}", b"[1]", b'"x"', b" ", b"\r
 @given(_file_pieces, st.sampled_from([1, 2, 3, 7, 64, 1 << 20]), st.sampled_from([4, 9, 30, 64 << 20]),
        st.sampled_from([2, 64]))
 def test_block_reader_gives_the_lines_and_errors_of_one_line_at_a_time(tmp_path_factory, pieces, block, limit, depth):
-    """The readers read a block at a time (`_iter_raw_blocks`, and iter_jsonl's guards on a translated copy
-    of each block); under any block size, line limit and nesting limit, every line (its number, its text,
+    """The readers read a block at a time (`_iter_raw_blocks`, numbered or not, and iter_jsonl's guards on a
+    translated copy of each block); under any block size, line limit and nesting limit, every line (its number, its text,
     its JSON record) and the first error, after the same lines, are those of reading one line at a time."""
     path = tmp_path_factory.mktemp("blocks") / "f.txt"
     path.write_bytes(b"".join(pieces))
@@ -488,6 +489,10 @@ def test_block_reader_gives_the_lines_and_errors_of_one_line_at_a_time(tmp_path_
         assert blocks == _given_until_error(text_lines())
         assert _given_until_error(readers.iter_jsonl(path, objects_only=False)) == \
             _given_until_error(_jsonl_one_at_a_time(path))
+        unnumbered = _given_until_error(raw for _, block in readers._iter_raw_blocks(path, numbered=False)
+                                        for raw in block.split(b"\n"))  # the blocks the TempBench lockstep reads
+        expected, error = _given_until_error(raw.removesuffix(b"\n") for _, raw in _lines_one_at_a_time(path))
+        assert unnumbered[0] == expected and (unnumbered[1] is None) == (error is None)
 
 
 # MC-TACO: kernel.add_labels/add_rows (plain lines) against the checked path (read_references, read_predictions,
@@ -621,3 +626,237 @@ def test_jsonl_guards_find_the_line_after_many_lines(tmp_path, monkeypatch, last
     path.write_bytes(b"1\n" * 300 + last + b"\n")
     assert _given_until_error((n, _typed(v)) for n, v in readers.iter_jsonl(path, objects_only=False)) == \
         _given_until_error((n, _typed(v)) for n, v in _jsonl_one_at_a_time(path))
+
+
+# TempBench's command: kernel.Lockstep (both files in lockstep, no frame per line) against the checked path
+_run_ids = st.sampled_from(["q0", "q1", "q2", "q3"])
+_run_record = st.fixed_dictionaries({"id": _run_ids, "evidence": _evidence},
+                                    optional={"retriever": st.sampled_from(["bm25", 1, [[{}]]])})
+_odd_run_line = st.sampled_from([b"", b"\r", b"  ", b"\x0c", b"[]", b'{"id": "q9"}', b'{"evidence": []}',
+                                 b'{"id": 7, "evidence": []}', b'{"id": "q0", "evidence": [' + b"[" * 70 + b"]" * 70 + b"]}",
+                                 b'{"id": "q9", "evidence": [], "x": 123456789012345678901}', b'{"id": "q9", "evidence": [] ',
+                                 b'{"id": "q9", "evidence": [{"s": "A", "r": "A", "o": "A", "t_start": 1e400, "t_end": 1}]}',
+                                 b'{"id": "q9", "evidence": [], "x": "\\ud800"}', b"\xef\xbb\xbf" + b'{"id": "q9", "evidence": []}'])
+_odd_question_line = st.sampled_from([b"", b" ", b"[]", b'{"id": "q9", "t_query": 1994, "S_star": [' + b"[" * 70 + b"]" * 70 + b"]}",
+                                      b'{"id": "q9", "t_query": 12345678901234567890123, "S_star": []}',
+                                      b'{"id": "q9", "t_query": 1994, "S_star": [], "x": "\\ud800"}', b"\xff"])
+
+
+def _jsonl_bytes(value):
+    return value if isinstance(value, bytes) else json.dumps(value).encode()
+
+
+def _lines_with(plain, odd, max_size):
+    return _with_one(plain, odd, max_size).map(lambda lines: [_jsonl_bytes(line) for line in lines])
+
+
+def _checked_score_files(questions, evidence, **options):
+    """`score_files` on the checked path alone (`iter_file_rows`, as it was before the kernel's lockstep)."""
+    from benchscore.tempbench_trp import files, scoring
+
+    counts: dict = {}
+    rows = files.iter_file_rows(questions, evidence, options.get("space", "label"), options.get("split"),
+                                options.get("top_k"), options.get("dedup", False), options.get("functional_ids"), counts)
+    result = scoring._summarize_rows(rows, **{k: v for k, v in options.items() if k != "split"})
+    return {**result, "n_evidence_unused": counts["n_evidence_unused"]}
+
+
+def _without_signature(result):
+    return {key: value for key, value in result.items() if key != "signature"}
+
+
+def _result_or_error(read):
+    """("result", what `read()` returns) or ("error", its type and message): the checked path's own errors are
+    ValueErrors and TypeErrors that name the file and line, not all of them `readers.InputError`."""
+    try:
+        return "result", read()
+    except (ValueError, TypeError) as err:
+        return "error", type(err).__name__, str(err)
+
+
+_plain_gold_triple = st.fixed_dictionaries(  # ids unlike labels, so that the spaces rarely meet
+    {**{key: _plain_names for key in ("s", "r", "o")}, **{key: st.sampled_from(["P", "Q"]) for key in ("s_id", "r_id", "o_id")},
+     "t_start": _plain_times, "t_end": _plain_times})
+_plain_line = st.fixed_dictionaries(
+    {"t_query": _plain_times, "S_star": st.lists(_plain_gold_triple, min_size=1, max_size=3)},
+    optional={"question": st.just("?"), "complexity": st.sampled_from(["1hop", "2hop"]), "operator_type": st.just("before"),
+              "split": st.sampled_from(["test", "train"]), "S_dist": st.just([]), "note": st.just([1, {"a": None}])})
+
+
+@st.composite
+def _tempbench_files(draw):
+    """(question lines, run lines): mostly one run line per question, in any order, with at most one odd line
+    (or one repeated or missing id) in either file, and odd values among the plain ones."""
+    questions = draw(st.lists(_mostly(_plain_line, _line), max_size=5))
+    ids = [draw(_mostly(st.just(f"q{i}"), _run_ids)) for i in range(len(questions))]
+    question_lines = [_jsonl_bytes(dict(line, id=qid)) for qid, line in zip(ids, questions)]
+    extra = draw(_mostly(st.just([]), st.lists(_run_record, min_size=1, max_size=1)))
+    run = [{"id": qid, "evidence": draw(_mostly(st.lists(_plain, max_size=4), _evidence)),
+            **draw(st.sampled_from([{}, {"retriever": "bm25"}]))}
+           for qid in dict.fromkeys(ids)]
+    run = [_jsonl_bytes(line) for line in draw(st.permutations(run + extra))]
+    for lines, odd in ((question_lines, _odd_question_line), (run, _odd_run_line)):
+        line = draw(_mostly(st.none(), odd))
+        if line is not None:
+            lines.insert(draw(st.integers(0, len(lines))), line)
+    if run and draw(_mostly(st.just(False), st.just(True))):
+        del run[draw(st.integers(0, len(run) - 1))]
+    return question_lines, run
+
+
+@settings(max_examples=400, deadline=None)
+@given(_tempbench_files(), st.sampled_from([{}, {}, {"top_k": 2}, {"dedup": True}, {"space": "id"}, {"split": "test"},
+                                            {"functional_ids": ["q1", "q2"]}]), st.booleans())
+def test_tempbench_command_scores_files_as_the_checked_path(tmp_path_factory, lines, options, crlf):
+    """`score_files` and `file_stats` (the kernel's lockstep, or where it is unsure, the checked path again from
+    the start) give the checked path's result, `ItemStats` and count of unused lines, or its error word for
+    word: on random question lines (odd values among plain ones), run files with repeated, missing, extra,
+    blank, deep, long-integer and broken lines, any order, CRLF, and each option that changes a number."""
+    from benchscore.tempbench_trp import files, scoring
+
+    folder = tmp_path_factory.mktemp("tempbench")
+    end = b"\r\n" if crlf else b"\n"
+    q_path, e_path = folder / "questions.jsonl", folder / "run.jsonl"
+    for path, file_lines in zip((q_path, e_path), lines):
+        path.write_bytes(b"".join(line + end for line in file_lines))
+
+    checked = _result_or_error(lambda: _without_signature(_checked_score_files(q_path, e_path, **options)))
+    assert _result_or_error(lambda: _without_signature(files.score_files(q_path, e_path, **options))) == checked
+    checked_stats = _result_or_error(lambda: [scoring.ItemStats(*row) for row in files.iter_file_rows(
+        q_path, e_path, options.get("space", "label"), options.get("split"), options.get("top_k"),
+        options.get("dedup", False), options.get("functional_ids"), {})])
+    assert _result_or_error(lambda: files.file_stats(q_path, e_path, **options)) == checked_stats
+
+
+def _benchmark_shaped_files(folder, n, shuffled=False, extra=()):
+    import random
+
+    questions, run = [], []
+    for i in range(n):
+        gold = [{"s": f"S{i}", "r": "rel", "o": f"O{i}", "s_id": f"Q{i}", "r_id": "P1", "o_id": f"Q{i}o",
+                 "t_start": 1990.0, "t_end": 2000.0}]
+        questions.append({"id": f"b{i}", "question": "?", "t_query": 1995.0, "S_star": gold, "complexity": "1hop",
+                          "operator_type": "before", "split": "test" if i % 2 else "train", "S_dist": [], "S_stale": []})
+        run.append({"id": f"b{i}", "retriever": "bm25", "evidence": [
+            {"s": f"S{i}", "r": "rel", "o": f"O{i}", "t_start": 1990 + i % 7, "t_end": 1996.0},
+            {"s": f"S{i}", "r": "other", "o": f"O{i}", "t_start": 1990.0, "t_end": 1999.0}, (f"S{i}", "rel", "X", 1, 2)]})
+    if shuffled:
+        random.Random(0).shuffle(run)
+    q_path, e_path = folder / "questions.jsonl", folder / "run.jsonl"
+    q_path.write_text("".join(json.dumps(q) + "\n" for q in questions), encoding="utf-8")
+    e_path.write_text("".join(json.dumps(r) + "\n" for r in [*run, *extra]), encoding="utf-8")
+    return q_path, e_path
+
+
+@pytest.mark.parametrize("options", [{}, {"top_k": 1}, {"dedup": True}, {"split": "test"}, {"functional_ids": ["b3"]}])
+@pytest.mark.parametrize("shuffled", [False, True])
+def test_tempbench_lockstep_takes_benchmark_shaped_files(tmp_path, options, shuffled):
+    """The lockstep is not a no-op: benchmark-shaped files (1,000 questions over several blocks, the run in
+    order or shuffled, with a field the scorer does not read, unused lines) are its own, and score as the
+    checked path scores them."""
+    from benchscore.tempbench_trp import files
+
+    extra = [{"id": "unused", "evidence": []}]
+    q_path, e_path = _benchmark_shaped_files(tmp_path, 1000, shuffled, extra)
+    counts: dict = {}
+    rows = list(files._lockstep_rows(q_path, e_path, options.get("space", "label"), options.get("split"),
+                                     options.get("top_k"), options.get("dedup", False), options.get("functional_ids"),
+                                     counts))  # raises files._Unsure where it hands the files on
+    assert rows and counts["n_evidence_unused"] == _checked_score_files(q_path, e_path, **options)["n_evidence_unused"]
+    assert files.score_files(q_path, e_path, **options) == \
+        {**_checked_score_files(q_path, e_path, **options), "signature": files.score_files(q_path, e_path, **options)[
+            "signature"]}
+
+
+@pytest.mark.parametrize("name", ["questions_point.jsonl", "questions_interval.jsonl"])
+@pytest.mark.parametrize("run", ["evidence_oracle_label.jsonl", "evidence_mixed_tuple_id.jsonl",
+                                 "evidence_partial_id.jsonl", "evidence_empty_on_hard_tuple_label.jsonl"])
+def test_tempbench_lockstep_takes_the_benchmark_files(name, run):
+    """The benchmark's own question and run files go through the lockstep whole, with the checked path's result."""
+    from conftest import shared_path
+
+    from benchscore.tempbench_trp import files
+
+    q_path, e_path = (shared_path("data", "tempbench", "fixtures", f) for f in (name, run))
+    space = "id" if "_id" in run else "label"
+    counts: dict = {}
+    assert list(files._lockstep_rows(q_path, e_path, space, None, None, False, None, counts))
+    assert files.score_files(q_path, e_path, space=space) == \
+        {**_checked_score_files(q_path, e_path, space=space), "signature": files.score_files(q_path, e_path, space=space)[
+            "signature"]}
+
+
+def _small_files(folder, run_ids=("b0", "b1", "b2"), question=None, record=None, item=None, unused=None):
+    """Three benchmark-shaped questions and a run with lines for `run_ids` (in that order); `question`, `record`
+    and `item` are merged into the second question, its run line and that line's first item; `unused` is
+    one more run line."""
+    questions = [{"id": f"b{i}", "t_query": 1995.0, "S_star": [{"s": f"S{i}", "r": "rel", "o": f"O{i}", "s_id": "Q",
+                                                              "r_id": "P", "o_id": f"Q{i}"}], "split": "test"}
+                 for i in range(3)]
+    questions[1].update(question or {})
+    run = []
+    for qid in run_ids:
+        i = int(qid[1:])
+        evidence = [{"s": f"S{i}", "r": "rel", "o": f"O{i}", "t_start": 1990.0, "t_end": 2000.0},
+                    {"s": "X", "r": "rel", "o": "Y", "t_start": 1990.0, "t_end": 2000.0}]
+        line = {"id": qid, "evidence": evidence}
+        if i == 1:
+            evidence[0].update(item or {})
+            line.update(record or {})
+        run.append(line)
+    if unused is not None:
+        run.append(unused)
+    q_path, e_path = folder / "questions.jsonl", folder / "run.jsonl"
+    q_path.write_text("".join(json.dumps(q) + "\n" for q in questions), encoding="utf-8")
+    e_path.write_text("".join(json.dumps(r) + "\n" for r in run), encoding="utf-8")
+    return q_path, e_path
+
+
+_DEEP = [[[[[[["deep"]]]]]]]  # 7 levels: past a limit of 5
+
+
+@pytest.mark.parametrize("case", [
+    {"question": {"note": _DEEP}}, {"record": {"retriever": _DEEP}}, {"item": {"x": _DEEP}},
+    {"unused": {"id": "u", "evidence": _DEEP}}, {"unused": {"id": "u", "evidence": [], "x": _DEEP}},
+    {"item": {"x": _DEEP}, "options": {"top_k": 1}}, {"record": {"evidence": [{}, {"x": _DEEP}]}, "options": {"top_k": 1}},
+    {"record": {"evidence": [{"s": "S1", "r": "rel", "o": "O1", "t_start": 1990, "t_end": 2000},
+                             {"s": _DEEP, "r": "rel", "o": "O1", "t_start": 1990, "t_end": 2000}]}, "options": {"top_k": 1}},
+    {"record": {"retriever": [[[["fine"]]]]}}, {"item": {"x": [[["fine"]]]}}, {"question": {"note": [[[["fine"]]]]}},
+    {"run_ids": ("b1", "b1", "b0", "b2")}, {"run_ids": ("b0", "b1", "b2", "b1")}, {"run_ids": ("b2", "b0", "b1", "b0")},
+    {"run_ids": ("b0", "b2")}, {"run_ids": ("b2", "b1", "b0")}, {"options": {"split": "train"}},
+    {"question": {"t_query": 2**70}}, {"item": {"t_start": 2**70}}, {"item": {"t_end": -(2**70)}},
+    {"question": {"t_query": 1.5e19}}, {"item": {"t_start": 2.0**63, "t_end": 2.0**64}},
+    {"question": {"S_star": [{"s": "S1", "r": "rel", "o": "O1", "s_id": "Q"}]}},
+    {"question": {"S_star": [{"s": "S1", "r": "rel", "o": ""}]}}, {"question": {"S_dist": [{"s": 1}]}},
+    {"question": {"S_stale": "x"}}, {"question": {"split": 7}}])
+def test_tempbench_lockstep_hands_on_what_it_cannot_read(tmp_path, monkeypatch, case):
+    """Lines nested past the readers' limit where the scorer reads nothing (a field, an item's extra key, an
+    unused line, items past the cut), repeated ids (ahead of a question, after it was scored), missing lines,
+    long integers and odd gold: `score_files` and `file_stats` give the checked path's result or error."""
+    from benchscore.tempbench_trp import files, scoring
+
+    monkeypatch.setattr(readers, "MAX_DEPTH", 5)
+    case = dict(case)
+    options = case.pop("options", {})
+    q_path, e_path = _small_files(tmp_path, **case)
+    checked = _result_or_error(lambda: _without_signature(_checked_score_files(q_path, e_path, **options)))
+    assert _result_or_error(lambda: _without_signature(files.score_files(q_path, e_path, **options))) == checked
+    checked_stats = _result_or_error(lambda: [scoring.ItemStats(*row) for row in files.iter_file_rows(
+        q_path, e_path, "label", options.get("split"), options.get("top_k"), False, None, {})])
+    assert _result_or_error(lambda: files.file_stats(q_path, e_path, **options)) == checked_stats
+
+
+_partial_gold = st.lists(st.dictionaries(st.sampled_from(["s", "r", "o", "s_id", "r_id", "o_id"]), _plain_names, min_size=2),
+                         min_size=1, max_size=2)  # some of either space's names: partial triples
+_partial_line = st.fixed_dictionaries({"id": st.just("q"), "t_query": st.just(1994), "S_star": _partial_gold})
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.one_of(_line, _plain_line.map(lambda line: dict(line, id="q")), _question, _partial_line),
+       st.sampled_from(["label", "id"]))
+def test_tempbench_plain_gold_is_plain_question_then_checked_gold(raw, space):
+    """The lockstep's one pass over a question (`plain_gold`) is `checked_gold` of the lines `plain_question`
+    takes, and None for the others."""
+    from benchscore.tempbench_trp import kernel
+
+    assert kernel.plain_gold(raw, space) == (kernel.checked_gold(raw, space) if kernel.plain_question(raw) else None)

@@ -17,16 +17,13 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from benchscore.core import json_kernel
+
 MAX_LINE_BYTES = 64 << 20  # one line of any input file: 64 MiB
 _UMASK = os.umask(0o022)
 os.umask(_UMASK)  # read once (a umask cannot be read without setting it)
-MAX_DEPTH = 64  # JSON nesting: our deepest format (a judge's replies) needs 4
+MAX_DEPTH = json_kernel.MAX_DEPTH  # JSON nesting: our deepest format (a judge's replies) needs 4
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-# orjson reads an integer of more than 64 bits as a float, the stdlib as an int: text with a run of 19
-# digits goes to the stdlib (found by mapping every digit to 0: bytes.translate is ~10x a regex here).
-# Braces map to brackets in the same pass, so that iter_jsonl counts a line's brackets with one count.
-_DIGITS_AS_ZERO_BRACES_AS_BRACKETS = bytes.maketrans(b"123456789{", b"000000000[")
-_LONG_INTEGER = b"0" * 19
 
 orjson: Any
 try:
@@ -183,10 +180,12 @@ def _lines_to_bad_utf8(block):
 BLOCK_BYTES = 1 << 16
 
 
-def _iter_raw_blocks(path):
+def _iter_raw_blocks(path, numbered=True):
     """(number of the first line, bytes of one or more whole lines joined by LF, without the last line end)
     per block of a file, a UTF-8 byte order mark removed; a line longer than `MAX_LINE_BYTES` (its line
-    end counted, as `readline` counts it) is refused once the lines before it were given."""
+    end counted, as `readline` counts it) is refused once the lines before it were given. Unless
+    `numbered`, nothing counts lines (a byte-by-byte loop in CPython): every number after the first
+    block's is 0, for a reader that leaves any error to a second, numbered read (the TempBench lockstep)."""
     if not stat.S_ISREG(os.stat(path).st_mode):  # checked before opening: a FIFO blocks, a device never ends
         raise at_line(path, 1, "this is not a regular file (a pipe, device or folder); expected a text file")
     with open(path, "rb") as f:
@@ -204,12 +203,17 @@ def _iter_raw_blocks(path):
             if len(block) >= MAX_LINE_BYTES:  # only then can a line be too long
                 yield from _refuse_long_line(path, number, block)
             yield number, _without_bom(number, block)
-            number += block.count(b"\n") + 1
+            number = _next_number(number, block, numbered)
         if carried:
             block = b"".join(carried)
             if len(block) > MAX_LINE_BYTES:
                 raise _too_long(path, number)
             yield number, _without_bom(number, block)
+
+
+def _next_number(number, block, numbered):
+    """The number of the line after `block`'s, which starts at line `number`; unnumbered, 0 (not 1, whose BOM is dropped)."""
+    return number + block.count(b"\n") + 1 if numbered else 0
 
 
 def _without_bom(number, block):
@@ -281,7 +285,7 @@ def _loads(text: str) -> Any:
 
 def _orjson_value(raw: bytes) -> Any:
     """orjson's value of `raw` where it is the stdlib's (no integer orjson would read as a float), else `_UNSURE`."""
-    if _LONG_INTEGER in raw.translate(_DIGITS_AS_ZERO_BRACES_AS_BRACKETS):
+    if json_kernel.LONG_INTEGER in json_kernel.block_guards(raw):
         return _UNSURE
     try:
         return orjson.loads(raw)
@@ -289,7 +293,7 @@ def _orjson_value(raw: bytes) -> Any:
         return _UNSURE
 
 
-_UNSURE = object()
+_UNSURE = json_kernel.UNSURE
 
 
 def parse_json(text: str, where: str) -> Any:
@@ -338,13 +342,14 @@ def iter_jsonl(path: str | os.PathLike, what: str = "a JSON object", objects_onl
     each its message), and takes line ends as whitespace. Two kinds of line go to the exact path first:
     one with an integer past 64 bits (`_orjson_value`'s guard) and one with more brackets than
     `MAX_DEPTH` (it may nest deeper than `parse_json` allows). Both are found in one translated copy of
-    each block (digits as 0, braces as brackets), not one per line."""
+    each block (`json_kernel.guarded_loads`), not one per line."""
     for first, block in _iter_raw_blocks(path):
-        guards = block.translate(_DIGITS_AS_ZERO_BRACES_AS_BRACKETS) if orjson is not None else None
-        long_integers = guards is not None and _LONG_INTEGER in guards
+        guards = json_kernel.block_guards(block) if orjson is not None else None
+        long_integers = guards is not None and json_kernel.LONG_INTEGER in guards
         start = 0
         for number, raw in enumerate(block.split(b"\n"), first):
-            record = _UNSURE if guards is None else _guarded_orjson(raw, guards, start, long_integers)
+            record = _UNSURE if guards is None else \
+                json_kernel.guarded_loads(raw, guards, start, long_integers, MAX_DEPTH)
             start += len(raw) + 1
             if record is _UNSURE:  # the exact path: decoded, blank lines skipped, every error located
                 line = _line_text(raw, path, number)
@@ -354,18 +359,6 @@ def iter_jsonl(path: str | os.PathLike, what: str = "a JSON object", objects_onl
             if objects_only and not isinstance(record, dict):
                 raise at_line(path, number, f"found a JSON {type(record).__name__}; expected {what} per line")
             yield number, record
-
-
-def _guarded_orjson(raw: bytes, guards: bytes, start: int, long_integers: bool) -> Any:
-    """orjson's value of the line `raw`, at `start` in its block, unless its span of the block's `guards`
-    holds more brackets than `MAX_DEPTH` or (where the block has one) a long integer; else `_UNSURE`."""
-    end = start + len(raw)
-    if guards.count(b"[", start, end) > MAX_DEPTH or long_integers and guards.find(_LONG_INTEGER, start, end) >= 0:
-        return _UNSURE
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return _UNSURE
 
 
 def read_jsonl(path: str | os.PathLike, what: str = "a JSON object", objects_only: bool = True,

@@ -9,6 +9,7 @@ import os
 from typing import Any
 
 from benchscore import data
+from benchscore.core import readers
 from benchscore.core.readers import at_line, iter_jsonl
 from benchscore.tempbench_trp import kernel, scoring
 
@@ -174,22 +175,16 @@ class _Evidence:
 
 
 class _IdFilter:
-    """A Bloom filter of ids in 1 MiB (2**23 bits, 3 hashes), whatever the number of questions (no false negatives)."""
+    """A Bloom filter of ids in 1 MiB (`kernel.add_id`), whatever the number of questions (no false negatives)."""
 
     def __init__(self):
-        self.bits = bytearray(1 << 20)
-
-    def _positions(self, key):
-        key_hash = hash(key)
-        return key_hash & 0x7FFFFF, key_hash >> 23 & 0x7FFFFF, key_hash >> 46 & 0x7FFFFF
+        self.bits = bytearray(kernel.ID_FILTER_BYTES)
 
     def add(self, key):
-        bits = self.bits
-        for p in self._positions(key):
-            bits[p >> 3] |= 1 << (p & 7)
+        kernel.add_id(self.bits, key)
 
     def __contains__(self, key):
-        return all(self.bits[p >> 3] >> (p & 7) & 1 for p in self._positions(key))
+        return kernel.may_hold_id(self.bits, key)
 
 
 def iter_file_rows(questions_path, evidence_path, space, split, top_k, dedup, functional_ids, counts):
@@ -236,12 +231,52 @@ def _missing(questions_path, number, question_id, evidence):
                                            "expected one per question")
 
 
+class _Unsure(Exception):
+    """The kernel is not sure of a line (or of the end of a file): both files are read again on the checked path."""
+
+
+def _lockstep_rows(questions_path, evidence_path, space, split, top_k, dedup, functional_ids, counts):
+    """`iter_file_rows` by `kernel.Lockstep`, a block of question lines at a time; `_Unsure` (raised once
+    rows may have been given) where the kernel is not sure, or where reading a file fails (the checked
+    path, reading in its own order, names the first error)."""
+    scoring.check_options(space, top_k, dedup)
+    keep = None if functional_ids is None else scoring._functional_ids(functional_ids)
+    if readers.orjson is None:
+        raise _Unsure
+    questions_path, split = data.resolve_split("tempbench", questions_path, split)
+    evidence_blocks = readers._iter_raw_blocks(evidence_path, numbered=False)
+    try:
+        lockstep = kernel.Lockstep(evidence_blocks, space, int(top_k or 0), dedup, split, keep, readers.MAX_DEPTH)
+        for _, block in readers._iter_raw_blocks(questions_path, numbered=False):
+            rows = lockstep.rows(block)
+            if rows is None:
+                raise _Unsure
+            yield from rows
+        unused = lockstep.unused()
+    except (readers.InputError, OSError):
+        raise _Unsure from None
+    finally:
+        evidence_blocks.close()
+    if unused is None:
+        raise _Unsure
+    counts["n_evidence_unused"] = unused
+
+
+def _consume_rows(consume, *args):
+    """`consume(rows)` of `iter_file_rows(*args)`: by the kernel's lockstep where it is sure of both files,
+    else on the checked path from the start (same rows, or the located error)."""
+    try:
+        return consume(_lockstep_rows(*args))
+    except _Unsure:
+        return consume(iter_file_rows(*args))
+
+
 def file_stats(questions_path: str | os.PathLike, evidence_path: str | os.PathLike, space: str = "label",
                split: str | None = None, top_k: int | None = None, dedup: bool = False,
                functional_ids: Any = None) -> Any:
     """Every selected question's `ItemStats`, in questions-file order (for resampling and `compare`)."""
-    rows = iter_file_rows(questions_path, evidence_path, space, split, top_k, dedup, functional_ids, {})
-    return [scoring.ItemStats(*row) for row in rows]
+    return _consume_rows(lambda rows: [scoring.ItemStats(*row) for row in rows], questions_path, evidence_path,
+                         space, split, top_k, dedup, functional_ids, {})
 
 
 def score_files(questions_path: str | os.PathLike, evidence_path: str | os.PathLike, space: str = "label",
@@ -251,8 +286,9 @@ def score_files(questions_path: str | os.PathLike, evidence_path: str | os.PathL
     # Resolved once (a store file is checksummed on each resolve); a Hub copy's revision joins the signature.
     questions_path, split = data.resolve_split("tempbench", questions_path, split)
     counts: dict = {}
-    rows = iter_file_rows(questions_path, evidence_path, space, split, top_k, dedup, functional_ids, counts)
-    result = scoring._summarize_rows(rows, by, space=space, top_k=top_k, dedup=dedup, functional_ids=functional_ids)
+    result = _consume_rows(lambda rows: scoring._summarize_rows(rows, by, space=space, top_k=top_k, dedup=dedup,
+                                                                functional_ids=functional_ids),
+                           questions_path, evidence_path, space, split, top_k, dedup, functional_ids, counts)
     sig = result.pop("signature").plus(data.signature_fields(questions_path))
     return dict(result, n_evidence_unused=counts["n_evidence_unused"], signature=sig)
 

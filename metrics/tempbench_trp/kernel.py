@@ -13,21 +13,27 @@ the checked path's per-item Python overhead is what kept the scorer near the ref
 Every annotation is one mypyc can check cheaply; inputs arrive as `Any` and are narrowed by `type(...) is`.
 """
 
+import math
 from collections.abc import Set as AbstractSet
 from typing import Any, Final
+
+from benchscore.core import json_kernel
 
 SPACES: Final = {"label": ("s", "r", "o"), "id": ("s_id", "r_id", "o_id")}
 OTHER: Final = {"label": "id", "id": "label"}
 _EXACT_INT: Final = 2**53  # ints up to this size convert to float exactly, as float() would
 _UNSURE: Final = float("nan")
+_LONG_AS_FLOAT: Final = 2.0**63
 
 Triple = tuple  # (s, r, o): a boxed tuple, so that set lookups and adds do not box it again each time
 
 
 def _time(value: Any) -> float:
-    """`value` as a float where it is a float or a plain int float() converts exactly; NaN where unsure."""
+    """`value` as a float where it is a float or a plain int float() converts exactly; NaN where unsure (also
+    for a finite float of magnitude 2**63 or more: what orjson makes of an integer past 64 bits, which
+    the stdlib reads as an int, `json_kernel.value_within_depth`)."""
     if type(value) is float:
-        return value
+        return value if -_LONG_AS_FLOAT < value < _LONG_AS_FLOAT or math.isinf(value) else _UNSURE
     if type(value) is int and -_EXACT_INT <= value <= _EXACT_INT:
         return float(value)
     return _UNSURE
@@ -64,17 +70,18 @@ def _gold(gold: Any, keys: tuple[str, str, str], required: bool) -> set[Triple] 
     return triples
 
 
-def _item(item: Any, s_key: str, r_key: str, o_key: str) -> tuple[Triple, float, float]:
-    """A retrieved item as ((s, r, o), t_start, t_end) where it is plainly a dict or a 5-tuple of strings and
-    numbers; a NaN start where it is not (or lacks a key: a missing key reads as None, which nothing lets through)."""
+def _item(item: Any, s_key: str, r_key: str, o_key: str) -> tuple[Any, Any, Any, float, float]:
+    """A retrieved item as (s, r, o, t_start, t_end) where it is plainly a dict or a 5-tuple of strings and
+    numbers; a NaN start where it is not (or lacks a key: a missing key reads as None, which nothing lets
+    through). A tuple of five unboxed values: no triple is built for an item that needs none."""
     if type(item) is dict:
         s, r, o = item.get(s_key), item.get(r_key), item.get(o_key)
         start, end = _time(item.get("t_start")), _time(item.get("t_end"))
     elif _is_list(item) and len(item) == 5:
         s, r, o, start, end = item[0], item[1], item[2], _time(item[3]), _time(item[4])
     else:
-        return (), _UNSURE, _UNSURE
-    return ((s, r, o), start, end) if _strings(s, r, o) and end == end else ((), _UNSURE, _UNSURE)
+        return None, None, None, _UNSURE, _UNSURE
+    return (s, r, o, start, end) if _strings(s, r, o) and end == end else (None, None, None, _UNSURE, _UNSURE)
 
 
 def _repeated(seen: set[tuple[Triple, float, float]], triple: Triple, start: float, end: float) -> bool:
@@ -113,8 +120,13 @@ def rows_of(pairs: Any, space: str, top_k: int, dedup: bool, limit: int) -> tupl
     return rows, None
 
 
-def checked_gold(question: Any, space: str) -> tuple[float, set[Triple], set[Triple]] | None:
-    """(t_query, distinct gold (s, r, o) in `space`, those in the other space) of a plainly typed question, or None."""
+Checked = tuple[float, set[Triple], set[Triple], set[Any]]  # what checked_gold returns
+
+
+def checked_gold(question: Any, space: str) -> Checked | None:
+    """(t_query, distinct gold (s, r, o) in `space`, those in the other space, the objects of both) of a
+    plainly typed question, or None. An item whose object is none of these is neither gold nor in the other
+    space: its triple need not be built nor looked up."""
     if type(question) is not dict:
         return None
     t_query = _time(question.get("t_query"))
@@ -123,54 +135,69 @@ def checked_gold(question: Any, space: str) -> tuple[float, set[Triple], set[Tri
         return None  # NaN, infinite or not plainly a number; S_star not a list
     gold = _gold(gold_list, SPACES[space], True)
     other = _gold(gold_list, SPACES[OTHER[space]], False)
-    return None if gold is None or other is None else (t_query, gold, other)
+    if gold is None or other is None:
+        return None
+    objects: set[Any] = set()
+    for triple in gold | other:
+        objects.add(triple[2])
+    return t_query, gold, other, objects
 
 
-def evidence_row(question: dict, checked: tuple[float, set[Triple], set[Triple]], evidence: Any, space: str,
-                 top_k: int, dedup: bool) -> tuple | None:
+def evidence_row(question: dict, checked: Checked, evidence: Any, space: str, top_k: int, dedup: bool) -> tuple | None:
     """(id, complexity, operator, n_ret, hits, n_gold, trp, ccr) of a question (`checked`: its `checked_gold`)
     and its plainly typed evidence, or None. `space`, `dedup` are checked options; `top_k` 0 keeps every item."""
     if not _is_list(evidence):
         return None
-    t_query, gold, other = checked
+    t_query, gold, other, objects = checked
     s_key, r_key, o_key = SPACES[space]
     n_ret = hits = 0
     covered: set[Triple] = set()
     seen: set[tuple[Triple, float, float]] = set()
     for item in evidence:
-        triple, start, end = _item(item, s_key, r_key, o_key)
+        s, r, o, start, end = _item(item, s_key, r_key, o_key)
         if start != start:
             return None
-        if dedup and _repeated(seen, triple, start, end):
+        if dedup and _repeated(seen, (s, r, o), start, end):
             continue
         n_ret += 1
-        if triple in gold:
-            if start <= t_query <= end:  # the retrieved triple's own interval
-                hits += 1
-                covered.add(triple)
-        elif triple in other:
-            return None  # evidence in the other space: the checked path says so
+        if o in objects:
+            hit = _hit((s, r, o), start, end, t_query, gold, other, covered)
+            if hit < 0:
+                return None  # evidence in the other space: the checked path says so
+            hits += hit
         if n_ret == top_k:
             break
     return _row(question.get("id"), question.get("complexity"), question.get("operator_type"), n_ret, hits, len(gold),
                 len(covered))
 
 
-def evidence_codes(checked: tuple[float, set[Triple], set[Triple]], evidence: Any, space: str
-                   ) -> tuple[list[int], list[bool]] | None:
+def _hit(triple: Triple, start: float, end: float, t_query: float, gold: set[Triple], other: set[Triple],
+         covered: set[Triple]) -> int:
+    """1 where a retrieved triple is gold and its own interval holds t_query (then `covered`), -1 where it is in
+    the other space only, else 0."""
+    if triple in gold:
+        if start <= t_query <= end:
+            covered.add(triple)
+            return 1
+        return 0
+    return -1 if triple in other else 0
+
+
+def evidence_codes(checked: Checked, evidence: Any, space: str) -> tuple[list[int], list[bool]] | None:
     """What the evaluate module stores of a question's plainly typed evidence (`checked`: its `checked_gold`):
     per item, the index of the gold triple it hits (-1: none) and whether it repeats an earlier item exactly
     (what `dedup` drops); `coded_row` scores them under any `top_k` and `dedup`. None: take the checked path."""
     if not _is_list(evidence):
         return None
-    t_query, gold, other = checked
+    t_query, gold, other, _ = checked
     s_key, r_key, o_key = SPACES[space]
     index = {triple: i for i, triple in enumerate(gold)}
     hits: list[int] = []
     repeats: list[bool] = []
     seen: set[tuple[Triple, float, float]] = set()
     for item in evidence:
-        triple, start, end = _item(item, s_key, r_key, o_key)
+        s, r, o, start, end = _item(item, s_key, r_key, o_key)
+        triple = (s, r, o)
         if start != start or triple in other and triple not in gold or not _unicode(triple):
             return None  # not plainly typed; in the other space; not Unicode (the checked path says which)
         _code(triple, start, end, t_query, index, seen, hits, repeats)
@@ -262,6 +289,55 @@ def plain_question(raw: Any) -> bool:
         all(_plain_triples(raw.get(field)) for field in _TRIPLE_FIELDS)
 
 
+def plain_gold(raw: Any, space: str) -> Checked | None:
+    """`checked_gold(raw, space)` of a line `plain_question` takes, None for any other: both in one pass over
+    the gold triples (each key read once)."""
+    if type(raw) is not dict or raw.get("id") is None:
+        return None
+    t_query = _time(raw.get("t_query"))
+    gold_list = raw.get("S_star")
+    if t_query - t_query != 0.0 or type(gold_list) is not list or not _plain_fields(raw):
+        return None
+    label = space == "label"
+    gold: set[Triple] = set()
+    other: set[Triple] = set()
+    objects: set[Any] = set()
+    for triple in gold_list:
+        if type(triple) is not dict or not _plain_times(triple) or not _add_gold(triple, label, gold, other, objects):
+            return None
+    return t_query, gold, other, objects
+
+
+def _plain_fields(raw: dict) -> bool:
+    """The question's strings (or None) and its distractor and stale triples, as `plain_question` takes them."""
+    for field in _RECORD_STRINGS:
+        if not _text_or_none(raw.get(field)):
+            return False
+    return _plain_triples(raw.get("S_dist")) and _plain_triples(raw.get("S_stale"))
+
+
+def _add_gold(triple: dict, label: bool, gold: set[Triple], other: set[Triple], objects: set[Any]) -> bool:
+    """Adds a gold triple to `gold` (its names in the chosen space: non-empty strings) and `other` (the other
+    space's: strings, or all absent), and their objects; False where it is not plainly so."""
+    labels = (triple.get("s"), triple.get("r"), triple.get("o"))
+    ids = (triple.get("s_id"), triple.get("r_id"), triple.get("o_id"))
+    mine, theirs = (labels, ids) if label else (ids, labels)
+    if not (_strings(mine[0], mine[1], mine[2]) and mine[0] and mine[1] and mine[2]):
+        return False
+    gold.add(mine)
+    objects.add(mine[2])
+    if _strings(theirs[0], theirs[1], theirs[2]):
+        other.add(theirs)
+        objects.add(theirs[2])
+        return True
+    return _absent(theirs[0], theirs[1], theirs[2])
+
+
+def _plain_times(triple: dict) -> bool:
+    start, end = triple.get("t_start"), triple.get("t_end")
+    return (start is None or _time(start) == _time(start)) and (end is None or _time(end) == _time(end))
+
+
 def _plain_triples(triples: Any) -> bool:
     if triples is None:
         return True
@@ -287,5 +363,165 @@ def _plain_triple(triple: Any) -> bool:
     if None in (triple.get("s"), triple.get("r"), triple.get("o")) and \
             None in (triple.get("s_id"), triple.get("r_id"), triple.get("o_id")):
         return False
-    start, end = triple.get("t_start"), triple.get("t_end")
-    return (start is None or _time(start) == _time(start)) and (end is None or _time(end) == _time(end))
+    return _plain_times(triple)
+
+
+# The command's loop (files.score_files): question and run files read in lockstep, a block of lines at a time
+_MISSING: Final = object()
+_LEFT_OUT: Final = ()  # a question another split's, or out of the subset
+
+
+def _next_line(block: bytes, start: int) -> tuple[bytes, int]:
+    """(the line of `block` at `start`, where the next one starts): found by `find` (memchr), where
+    `bytes.split` compares each byte in a loop (measured 3.7x its cost here)."""
+    end = block.find(b"\n", start)
+    if end < 0:
+        end = len(block)
+    return block[start:end], end + 1
+
+
+class Lockstep:
+    """`files.iter_file_rows` for files whose every line the kernel is sure of, with no Python frame per line:
+    `rows` scores a block of question lines, `unused` ends the run. Either returns None where it is not sure
+    (a line orjson does not take as the exact path would, a question or evidence not plainly typed, a line
+    nested deeper than the readers allow, a missing, repeated or possibly repeated id, no question
+    selected): the caller then reads both files again on the checked path, which gives the same numbers or
+    the located error. The run file is read only as far as the questions need (`evidence_blocks`:
+    `readers._iter_raw_blocks(path, split=True)`), ids met ahead held as the checked path holds them, and the
+    ids scored kept as its Bloom filter keeps them, so memory stays flat."""
+
+    def __init__(self, evidence_blocks: Any, space: str, top_k: int, dedup: bool, split: Any, keep: Any,
+                 max_depth: int) -> None:
+        self.evidence_blocks, self.max_depth = evidence_blocks, max_depth
+        self.space, self.top_k, self.dedup, self.split, self.keep = space, top_k, dedup, split, keep
+        self.block = b""  # the run block being read, and where its next line starts (past its end: read all)
+        self.start = 1
+        self.waiting: dict[str, dict] = {}  # id -> its run line's record, read ahead of its question
+        self.used = bytearray(ID_FILTER_BYTES)  # the ids scored (add_id)
+        self.splits: set[Any] = set()
+        self.n_selected = 0
+
+    def rows(self, block: bytes) -> list[tuple] | None:
+        """The `ItemStats` fields of the selected questions of a block of question lines, in order, or None."""
+        rows: list[tuple] = []
+        start = 0
+        while start <= len(block):
+            raw, start = _next_line(block, start)
+            question = json_kernel.value_within_depth(raw, self.max_depth)
+            if question is json_kernel.UNSURE and json_kernel.is_blank(raw):
+                continue
+            row = None if question is json_kernel.UNSURE else self._question_row(question)
+            if row is None:
+                return None
+            if row is not _LEFT_OUT:
+                rows.append(row)
+        return rows
+
+    def _question_row(self, question: Any) -> Any:
+        """A parsed question's row, `_LEFT_OUT` (another split, not in the subset), or None."""
+        checked = plain_gold(question, self.space)
+        if checked is None:
+            return None
+        split = question.get("split")
+        self.splits.add(split)
+        if self.split is not None and split != self.split:
+            return _LEFT_OUT
+        self.n_selected += 1
+        question_id: str = question["id"]
+        if self.keep is not None and question_id not in self.keep:
+            return _LEFT_OUT
+        record = self._pop(question_id)
+        row = None if record is None else \
+            evidence_row(question, checked, record["evidence"], self.space, self.top_k, self.dedup)
+        return None if row is None or record is None or not self._scored_within_depth(record) else row
+
+    def unused(self) -> int | None:
+        """The run file's lines never scored (read to its end), or None (some may repeat a scored id, nest too
+        deeply, or no question was selected: the checked path says which)."""
+        if not self.n_selected or self._read(None) is not _MISSING:
+            return None
+        for question_id, record in self.waiting.items():
+            if may_hold_id(self.used, question_id) or not json_kernel.nests_within(record, self.max_depth):
+                return None
+        return len(self.waiting)
+
+    def _scored_within_depth(self, record: dict) -> bool:
+        """Whether a run line `evidence_row` scored nests no deeper than the readers allow. Without a cut,
+        it read every item's five values (`_item`: strings and numbers): an item with no other key or field
+        nests one deep (three in its line), so only the line's other fields are walked. Else all is walked."""
+        evidence = record["evidence"]
+        if self.top_k != 0 or self.max_depth < 3:
+            return json_kernel.nests_within(record, self.max_depth)
+        for item in evidence:
+            if len(item) != 5:
+                return json_kernel.nests_within(record, self.max_depth)
+        for value in record.values():
+            if value is not evidence and not json_kernel.nests_within(value, self.max_depth - 1):
+                return False
+        return True
+
+    def _pop(self, question_id: str) -> dict | None:
+        """The run line's record of `question_id` (read on to its line if not held), or None."""
+        record = self.waiting.pop(question_id, None)
+        if record is None:
+            found = self._read(question_id)
+            record = found if type(found) is dict else None
+        if record is not None:
+            add_id(self.used, question_id)
+        return record
+
+    def _read(self, until: str | None) -> Any:
+        """Reads run lines, holding each, up to id `until`'s line (its record, not held) or the end
+        (`_MISSING`); `json_kernel.UNSURE` where a line is not one the kernel is sure of."""
+        while True:
+            record = self._next_record()
+            if record is _MISSING or record is json_kernel.UNSURE:
+                return record
+            if type(record) is not dict or "id" not in record or "evidence" not in record:
+                return json_kernel.UNSURE
+            question_id = record["id"]
+            if type(question_id) is not str or question_id in self.waiting:
+                return json_kernel.UNSURE
+            if question_id == until:
+                return record
+            self.waiting[question_id] = record
+
+    def _next_record(self) -> Any:
+        """The next non-blank run line's value (its depth not yet checked), `json_kernel.UNSURE`, or
+        `_MISSING` at the end of the file."""
+        while True:
+            if self.start > len(self.block):
+                found = next(self.evidence_blocks, None)
+                if found is None:
+                    return _MISSING
+                self.block, self.start = found[1], 0
+            raw, self.start = _next_line(self.block, self.start)
+            record = json_kernel.loads(raw)
+            if record is not json_kernel.UNSURE or not json_kernel.is_blank(raw):
+                return record
+
+
+# A Bloom filter of ids in 1 MiB (2**23 bits, 3 hashes), whatever the number of questions (no false negatives):
+# the bits of files._IdFilter and of the lockstep's ids scored.
+ID_FILTER_BYTES: Final = 1 << 20
+
+
+def add_id(bits: bytearray, key: Any) -> None:
+    key_hash = hash(key)
+    _set(bits, key_hash & 0x7FFFFF)
+    _set(bits, key_hash >> 23 & 0x7FFFFF)
+    _set(bits, key_hash >> 46 & 0x7FFFFF)
+
+
+def may_hold_id(bits: bytearray, key: Any) -> bool:
+    key_hash = hash(key)
+    return _has(bits, key_hash & 0x7FFFFF) and _has(bits, key_hash >> 23 & 0x7FFFFF) and \
+        _has(bits, key_hash >> 46 & 0x7FFFFF)
+
+
+def _set(bits: bytearray, bit: int) -> None:
+    bits[bit >> 3] |= 1 << (bit & 7)
+
+
+def _has(bits: bytearray, bit: int) -> bool:
+    return bits[bit >> 3] >> (bit & 7) & 1 == 1
