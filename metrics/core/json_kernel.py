@@ -34,13 +34,9 @@ def guarded_loads(raw: bytes, guards: bytes, start: int, long_integers: bool, ma
     has one) a long integer; else, or where orjson refuses the line, `UNSURE`. orjson itself refuses what
     is not UTF-8, lone surrogate escapes, NaN and 1e400, and takes line ends as whitespace."""
     end = start + len(raw)
-    if orjson is None or guards.count(b"[", start, end) > max_depth or \
-            long_integers and guards.find(LONG_INTEGER, start, end) >= 0:
+    if guards.count(b"[", start, end) > max_depth or long_integers and guards.find(LONG_INTEGER, start, end) >= 0:
         return UNSURE
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return UNSURE
+    return loads(raw)
 
 
 def value_within_depth(raw: bytes, max_depth: int) -> Any:
@@ -74,10 +70,7 @@ def _dict_within(value: dict, levels: int) -> bool:
     if levels == 0:
         return False
     for child in value.values():
-        if type(child) is dict:
-            if not _dict_within(child, levels - 1):
-                return False
-        elif type(child) is list and not _list_within(child, levels - 1):
+        if not nests_within(child, levels - 1):
             return False
     return True
 
@@ -86,10 +79,7 @@ def _list_within(value: list, levels: int) -> bool:
     if levels == 0:
         return False
     for child in value:
-        if type(child) is dict:
-            if not _dict_within(child, levels - 1):
-                return False
-        elif type(child) is list and not _list_within(child, levels - 1):
+        if not nests_within(child, levels - 1):
             return False
     return True
 
