@@ -185,7 +185,7 @@ def _iter_raw_blocks(path, numbered=True):
     per block of a file, a UTF-8 byte order mark removed; a line longer than `MAX_LINE_BYTES` (its line
     end counted, as `readline` counts it) is refused once the lines before it were given. Unless
     `numbered`, nothing counts lines (a byte-by-byte loop in CPython): every number after the first
-    block's is 0, for a reader that leaves any error to a second, numbered read (the TempBench lockstep)."""
+    block's is 0, for a reader that leaves any error to a second, numbered read (a kernel's lockstep)."""
     if not stat.S_ISREG(os.stat(path).st_mode):  # checked before opening: a FIFO blocks, a device never ends
         raise at_line(path, 1, "this is not a regular file (a pipe, device or folder); expected a text file")
     with open(path, "rb") as f:
