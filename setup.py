@@ -37,9 +37,9 @@ def compiled_kernels():
             link.unlink()
         link.symlink_to(pathlib.Path("metrics").resolve(), target_is_directory=True)
         sources = [str(root / "benchscore" / pathlib.Path(path).relative_to("metrics")) for path in KERNELS]
-        # The packages around a kernel are only walked through (their imports are not the kernel's). The
+        # Modules other than the kernels are skipped (their imports, e.g. huggingface_hub, crashed mypy 2.4.1). The
         # kernels share one runtime library, benchscore/kernels__mypyc (unnamed, it would be a hash at the top level).
-        return mypycify(["--follow-imports=silent", "--ignore-missing-imports", *sources], opt_level="3",
+        return mypycify(["--follow-imports=skip", "--ignore-missing-imports", *sources], opt_level="3",
                         group_name="benchscore.kernels")
     except BaseException as err:  # mypyc exits on a type error: install the Python files instead
         print(f"benchscore: the kernels stay Python (mypyc: {err})", file=sys.stderr)

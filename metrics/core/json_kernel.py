@@ -6,13 +6,20 @@ Plain typed Python, compiled by mypyc when the package is built with a C compile
 kernel looping over lines calls it without a Python frame per line.
 """
 
+import importlib
 from typing import Any, Final
 
-orjson: Any
-try:
-    import orjson
-except ImportError:  # the stdlib alone: every line takes the exact path
-    orjson = None
+
+def _optional_orjson() -> Any:
+    """orjson, or None (the stdlib alone: every line takes the exact path). Imported by name, so that the
+    compiler checks the same code where orjson is not installed."""
+    try:
+        return importlib.import_module("orjson")
+    except ImportError:
+        return None
+
+
+orjson: Any = _optional_orjson()
 
 MAX_DEPTH: Final = 64  # readers.MAX_DEPTH, the readers' limit (our deepest format, a judge's replies, needs 4)
 # orjson reads an integer of more than 64 bits as a float, the stdlib as an int: text with a run of 19
