@@ -387,7 +387,7 @@ class Lockstep:
     nested deeper than the readers allow, a missing, repeated or possibly repeated id, no question
     selected): the caller then reads both files again on the checked path, which gives the same numbers or
     the located error. The run file is read only as far as the questions need (`evidence_blocks`:
-    `readers._iter_raw_blocks(path, split=True)`), ids met ahead held as the checked path holds them, and the
+    `readers._iter_raw_blocks(path, numbered=False)`), ids met ahead held as the checked path holds them, and the
     ids scored kept as its Bloom filter keeps them, so memory stays flat."""
 
     def __init__(self, evidence_blocks: Any, space: str, top_k: int, dedup: bool, split: Any, keep: Any,
