@@ -274,7 +274,6 @@ def add_to_cells(cells: dict, keys: Any, rows: list[tuple]) -> None:
 
 # The command line's question records (files.question_record) for plainly typed lines
 _RECORD_STRINGS: Final = ("id", "question", "complexity", "operator_type", "split")
-_TRIPLE_FIELDS: Final = ("S_star", "S_dist", "S_stale")
 _TRIPLE_STRINGS: Final = ("s", "r", "o", "s_id", "r_id", "o_id")
 
 
@@ -285,8 +284,7 @@ def plain_question(raw: Any) -> bool:
     if type(raw) is not dict or raw.get("id") is None or raw.get("S_star") is None:
         return False
     t_query = _time(raw.get("t_query"))
-    return t_query - t_query == 0.0 and all(_text_or_none(raw.get(field)) for field in _RECORD_STRINGS) and \
-        all(_plain_triples(raw.get(field)) for field in _TRIPLE_FIELDS)
+    return t_query - t_query == 0.0 and _plain_fields(raw) and _plain_triples(raw.get("S_star"))
 
 
 def plain_gold(raw: Any, space: str) -> Checked | None:
@@ -309,7 +307,7 @@ def plain_gold(raw: Any, space: str) -> Checked | None:
 
 
 def _plain_fields(raw: dict) -> bool:
-    """The question's strings (or None) and its distractor and stale triples, as `plain_question` takes them."""
+    """The question's strings (or None) and its distractor and stale triples, as plain as `plain_question` needs."""
     for field in _RECORD_STRINGS:
         if not _text_or_none(raw.get(field)):
             return False
@@ -431,9 +429,10 @@ class Lockstep:
         if self.keep is not None and question_id not in self.keep:
             return _LEFT_OUT
         record = self._pop(question_id)
-        row = None if record is None else \
-            evidence_row(question, checked, record["evidence"], self.space, self.top_k, self.dedup)
-        return None if row is None or record is None or not self._scored_within_depth(record) else row
+        if record is None:
+            return None
+        row = evidence_row(question, checked, record["evidence"], self.space, self.top_k, self.dedup)
+        return row if row is not None and self._scored_within_depth(record) else None
 
     def unused(self) -> int | None:
         """The run file's lines never scored (read to its end), or None (some may repeat a scored id, nest too
