@@ -12,17 +12,21 @@
 - MC-TACO: `kernel` (plain TSV lines and labels) against the checked path (`read_references`,
   `read_predictions`, `item_stats`) on random and one-odd-field files: the same statistics, or None
   and then, through `file_stats`, the same statistics, warnings or error.
+- TSVer: `kernel` (a plain gold or prediction line parsed and checked in one pass) against the checked path
+  (`parse_json`, `check_gold`, `_prediction`) on random lines and files with odd values and odd JSON text: the
+  same record, aligned predictions and warnings, or the same error; `series_iou` against sets of years.
 """
 
 import json
 import math
+import warnings
 
 import datasets
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchscore.core import readers
+from benchscore.core import json_kernel, readers
 from benchscore.core.metric import PreparedFeatures
 
 orjson = pytest.importorskip("orjson", reason="orjson is not installed (the fast extra; CI installs it)")
@@ -308,11 +312,17 @@ def test_tempbench_kernel_scores_benchmark_shaped_runs_as_the_checked_path(top_k
 def test_the_kernels_are_compiled_where_the_build_had_a_compiler():
     """CI sets BENCHSCORE_REQUIRE_COMPILED=1 (its machine has gcc): a build that fell back to Python (a mypyc
     type error in a kernel, a missing compiler) fails here rather than passing slower."""
+    import ast
     import importlib
     import os
+    import pathlib
 
-    kernels = [importlib.import_module(f"benchscore.{name}") for name in
-               ("core.json_kernel", "tempbench_trp.kernel", "mctaco.kernel")]
+    setup = ast.parse((pathlib.Path(__file__).parents[1] / "setup.py").read_text(encoding="utf-8"))
+    listed = next(ast.literal_eval(node.value) for node in setup.body
+                  if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "KERNELS")
+    assert "metrics/tsver/kernel.py" in listed  # the list is read, not a copy of it
+    kernels = [importlib.import_module("benchscore." + path.removeprefix("metrics/").removesuffix(".py").replace("/", "."))
+               for path in listed]
     python = [kernel.__file__ for kernel in kernels if kernel.__file__.endswith(".py")]
     if os.environ.get("BENCHSCORE_REQUIRE_COMPILED") != "1":
         pytest.skip(f"{len(kernels) - len(python)} of {len(kernels)} kernels are compiled here "
@@ -860,3 +870,204 @@ def test_tempbench_plain_gold_is_plain_question_then_checked_gold(raw, space):
     from benchscore.tempbench_trp import kernel
 
     assert kernel.plain_gold(raw, space) == (kernel.checked_gold(raw, space) if kernel.plain_question(raw) else None)
+
+
+# TSVer: kernel.plain_gold/plain_prediction (a plain line parsed and checked in one pass) against the checked
+# path (readers.parse_json, then scoring.check_gold or files._prediction), and kernel.series_iou against sets
+# of years. Odd values go in as JSON text too: what orjson reads unlike the stdlib, or refuses.
+_RAW_VALUES = ["123456789012345678901234567890", "-9223372036854775809", "18446744073709551616", "9223372036854775807",
+               "1e400", "NaN", '"\\ud800"', '"\\ud83d\\ude00"', "[" * 70 + "]" * 70, "[[[[1]]]]", '{"a": {"b": [1]}}',
+               "1.5", "true", "null", '"x"', "-0", "9.3e18", "-9.3e18", "1e19", '{"a": {"b": {"c": {"d": {"e": 1}}}}}',
+               '[{"a": [{"b": [1]}]}]']
+
+
+class _Raw(str):
+    """A JSON text put into a line as it is (`_tsver_line`), not as a string."""
+
+
+_years = _mostly(st.integers(1990, 1995), st.sampled_from([2**31 - 1, -(2**31), 2**31, -(2**31) - 1, True, 1994.0,
+                                                           None, "1994", _Raw("18446744073709551616"), _Raw("1e400")]))
+_range = _mostly(st.fixed_dictionaries({"from": _years, "to": _years}),
+                 st.sampled_from([{"from": 1}, {"from": 1, "to": 2, "x": 0}, [1, 2], None, {"to": 1, "from": 3}]))
+_series = st.dictionaries(st.sampled_from(["a", "b", "c"]), _mostly(st.lists(_range, max_size=3),
+                                                                    st.sampled_from([None, {}, "1994"])), max_size=3)
+_extra_values = st.one_of(st.text(max_size=3), st.integers(-3, 3), st.sampled_from([None, [], {}, [1, {"a": None}]]),
+                          st.sampled_from([_Raw(v) for v in _RAW_VALUES]))
+_extras = st.dictionaries(st.sampled_from(["Claimant", "Date", "URL", "x"]), _extra_values, max_size=2)
+_tsver_claims = st.sampled_from(["c0", "c1", "c2"])
+
+
+def _maybe(key, plain, odd):
+    """`key`: `plain`, sometimes `odd`, sometimes missing (`_MISSING`)."""
+    return st.tuples(st.just(key), _mostly(plain, st.one_of(odd, st.just(_MISSING))))
+
+
+_MISSING = object()
+_gold_record = st.tuples(
+    _maybe("Claim", _tsver_claims, st.sampled_from([1, None, ["c0"], _Raw('"\\ud800"')])),
+    _maybe("Verdict", st.sampled_from(["Supported", "Refuted", "Not Enough Evidence",
+                                       "Cherry-Picking/Conflicting Evidence"]), st.sampled_from(["supported", 1, None])),
+    _maybe("TimeSeries", _series, st.sampled_from([None, [], "x", {"a": [{"from": 1, "to": 2}], "b": 3}])),
+    _maybe("Justifications", st.lists(st.text(max_size=3), max_size=2), st.sampled_from([None, "x", [1], ["a", None]])),
+    _extras)
+_prediction_record = st.tuples(
+    _maybe("Claim", _tsver_claims, st.sampled_from([1, None])),
+    _maybe("Verdict", st.sampled_from(["Refuted", "error", "ERROR", " refuted", "maybe", ""]), st.sampled_from([None, 1])),
+    _maybe("PredictedTimeRanges", st.one_of(st.none(), _series), st.sampled_from([[], "x", 0])),
+    _maybe("Explanation", st.one_of(st.none(), st.text(max_size=3)), st.sampled_from([1, ["x"]])),
+    st.sampled_from([{}, {}, {}, {"ErrorMessage": "timeout"}, {"ErrorMessage": None}]), _extras)
+
+
+def _tsver_line(fields):
+    """The JSON text of (key, value) pairs and dicts of others, `_Raw` values written as they are."""
+    pairs = [pair for field in fields for pair in (field.items() if isinstance(field, dict) else [field])]
+    raws: list[str] = []
+
+    def encoded(value):
+        if isinstance(value, _Raw):
+            raws.append(value)
+            return f"@raw{len(raws) - 1}@"
+        if isinstance(value, dict):
+            return {key: encoded(item) for key, item in value.items()}
+        return [encoded(item) for item in value] if isinstance(value, list) else value
+
+    record = {key: encoded(value) for key, value in pairs if value is not _MISSING}
+    text = json.dumps(record, ensure_ascii=False)
+    for i, raw in enumerate(raws):
+        text = text.replace(f'"@raw{i}@"', raw)
+    return text
+
+
+def _checked_line(text, check):
+    """The checked path's outcome for one line: ("record", typed value) or ("error", message)."""
+    try:
+        return "record", _typed(check(readers.parse_json(text, "f.jsonl:1"), "f.jsonl:1"))
+    except (TypeError, ValueError) as err:
+        return "error", str(err)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.one_of(_gold_record.map(lambda fields: ("gold", fields)),
+                 _prediction_record.map(lambda fields: ("prediction", fields))), st.sampled_from([64, 5, 4, 3, 1]))
+def test_tsver_kernel_reads_a_line_as_the_checked_path(drawn, max_depth):
+    """Where the kernel returns a record, the checked path returns the same (values and types) and no error;
+    it is unsure of everything else. Mostly plain values, with odd ones as values and as JSON text."""
+    from benchscore.tsver import files, kernel, scoring
+
+    kind, fields = drawn
+    text = _tsver_line(fields)
+    plain, check = {"gold": (kernel.plain_gold, scoring.check_gold),
+                    "prediction": (kernel.plain_prediction, files._prediction)}[kind]
+    fast = plain(text.encode("utf-8", "surrogatepass"), max_depth)
+    previous, readers.MAX_DEPTH = readers.MAX_DEPTH, max_depth
+    try:
+        checked = _checked_line(text, check)
+    finally:
+        readers.MAX_DEPTH = previous
+    if fast is not json_kernel.UNSURE:
+        assert ("record", _typed(fast)) == checked
+
+
+@pytest.mark.parametrize("raw", _RAW_VALUES)
+@pytest.mark.parametrize("max_depth", [64, 6, 5, 4])
+def test_tsver_kernel_with_one_odd_value_in_a_plain_line(raw, max_depth):
+    """A plain gold and a plain prediction line with one more field, written as JSON text: a long integer (a
+    float to orjson, an int to the stdlib), a deep value, a lone surrogate, NaN, 1e400. The kernel returns
+    the checked path's record or is unsure."""
+    gold = (("Claim", "c0"), ("Verdict", "Refuted"), ("TimeSeries", {"a": [{"from": 1990, "to": 1991}]}),
+            ("Justifications", ["j"]), {"Claimant": _Raw(raw)})
+    prediction = (("Claim", "c0"), ("Verdict", "Refuted"), ("PredictedTimeRanges", None), ("Explanation", "e"),
+                  {"Date": [_Raw(raw)]})
+    for kind, fields in (("gold", gold), ("prediction", prediction)):
+        test_tsver_kernel_reads_a_line_as_the_checked_path.hypothesis.inner_test((kind, fields), max_depth)
+
+
+def test_tsver_kernel_takes_the_official_files():
+    """Every line of the official gold files and of the recorded predictions is plain: the kernel reads them all,
+    so the speed-up is not a no-op on real files."""
+    from conftest import shared_path
+
+    from benchscore.tsver import kernel
+
+    paths = {"gold": [shared_path("data", "tsver", name) for name in ("tsver_test.jsonl", "tsver_dev.jsonl")],
+             "prediction": [shared_path("data", "tsver", "predictions", name) for name in
+                            ("pred_test_gold.jsonl", "pred_test_wrong_verdict.jsonl", "pred_dev_gold.jsonl",
+                             "pred_dev_perturbed_seed12345.jsonl")]}
+    for kind, plain in (("gold", kernel.plain_gold), ("prediction", kernel.plain_prediction)):
+        for path in paths[kind]:
+            lines = [line for line in path.read_bytes().splitlines() if line.strip()]
+            assert lines and all(plain(line, readers.MAX_DEPTH) is not json_kernel.UNSURE for line in lines), path
+
+
+def _tsver_file_outcome(read):
+    try:
+        return "result", _typed(read())
+    except (TypeError, ValueError) as err:
+        return "error", type(err).__name__, str(err)
+
+
+_odd_tsver_line = st.sampled_from(["", "  ", "\r", "[1]", "{bad", "\udcff", '{"Claim": "c0"} x', "\ufeff{}", "[" * 70 + "]" * 70])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_mostly(_gold_record.map(_tsver_line), _odd_tsver_line), max_size=5),
+       st.lists(_mostly(_prediction_record.map(_tsver_line), _odd_tsver_line), max_size=5), st.booleans())
+def test_tsver_files_read_as_the_checked_path(tmp_path_factory, gold_lines, prediction_lines, crlf):
+    """`read_references` and `read_predictions` give the records, the aligned predictions and the warnings of
+    the checked path alone (every line parsed by `read_jsonl`, then checked), or its error, word for word."""
+    from benchscore.tsver import files, kernel, scoring
+
+    folder = tmp_path_factory.mktemp("tsver")
+    end = "\r\n" if crlf else "\n"
+    gold, predictions = folder / "gold.jsonl", folder / "predictions.jsonl"
+    gold.write_bytes("".join(line + end for line in gold_lines).encode("utf-8", "surrogateescape"))
+    predictions.write_bytes("".join(line + end for line in prediction_lines).encode("utf-8", "surrogateescape"))
+    claims = ["c0", "c1", "c0"]
+
+    def read():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", scoring.TSVerWarning)
+            return files.read_references(gold), files.read_predictions(predictions, claims), scoring.caught_notes(caught)
+
+    assert _tsver_file_outcome(lambda: files.read_references(gold)) == _tsver_file_outcome(
+        lambda: [scoring.check_gold(record, f"{gold}:{number}") for number, record in
+                 readers.read_jsonl(gold, "a gold claim", empty="gold claim")])
+    fast = _tsver_file_outcome(read)
+    with pytest.MonkeyPatch.context() as patch:  # the checked path alone: the kernel is unsure of every line
+        patch.setattr(kernel, "plain_gold", lambda raw, max_depth: json_kernel.UNSURE)
+        patch.setattr(kernel, "plain_prediction", lambda raw, max_depth: json_kernel.UNSURE)
+        assert _tsver_file_outcome(read) == fast
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.dictionaries(st.sampled_from(["a", "b"]), st.lists(st.tuples(st.integers(-3, 6), st.integers(-3, 6)), max_size=4),
+                       max_size=2),
+       st.dictionaries(st.sampled_from(["a", "b", "c"]), st.lists(st.tuples(st.integers(-3, 6), st.integers(-3, 6)),
+                                                                  max_size=4), max_size=3))
+def test_tsver_series_iou_counts_the_sets_of_years(gold, predicted):
+    """`kernel.series_iou` (spans, never a year materialised) gives the counts of the sets of years the ranges
+    cover, and the IoU as the official scorer computes it (an int 0 where both cover none); `has_inverted`
+    finds a range with from > to (from == to is one year)."""
+    from benchscore.tsver import kernel
+
+    def as_ranges(series):
+        return {s: [{"from": a, "to": b} for a, b in pairs] for s, pairs in series.items()}
+
+    def years(pairs):
+        return {year for a, b in pairs for year in range(a, b + 1)}
+
+    matched = [s for s in predicted if s in gold]
+    expected = {}
+    for s in matched:
+        intersection, union = len(years(gold[s]) & years(predicted[s])), len(years(gold[s]) | years(predicted[s]))
+        expected[s] = {"iou": intersection / union if union else 0, "intersection": intersection, "union": union}
+    assert _typed(kernel.series_iou(as_ranges(gold), as_ranges(predicted), matched)) == _typed(expected)
+    assert kernel.has_inverted(as_ranges(predicted)) == any(a > b for pairs in predicted.values() for a, b in pairs)
+
+
+@given(st.text(max_size=8) | st.sampled_from(["error", "ERROR ", "Supported", " refuted", "x" * 101, "Error" * 30]))
+def test_tsver_memoised_verdict_outcome_is_the_matchers(verdict):
+    """`verdict_outcome` matches a short verdict once (memoised); its outcome is the matcher's, short or long."""
+    from benchscore.tsver import scoring
+
+    assert scoring.verdict_outcome(verdict) == scoring._outcome(verdict) == scoring.verdict_outcome(verdict)

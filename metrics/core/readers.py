@@ -14,7 +14,7 @@ import os
 import re
 import stat
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from benchscore.core import json_kernel
@@ -352,13 +352,53 @@ def iter_jsonl(path: str | os.PathLike, what: str = "a JSON object", objects_onl
                 json_kernel.guarded_loads(raw, guards, start, long_integers, MAX_DEPTH)
             start += len(raw) + 1
             if record is _UNSURE:  # the exact path: decoded, blank lines skipped, every error located
-                line = _line_text(raw, path, number)
-                if not line.strip():
+                record = _exact_value(raw, path, number)
+                if record is _UNSURE:
                     continue
-                record = parse_json(line, f"{path}:{number}")
             if objects_only and not isinstance(record, dict):
                 raise at_line(path, number, f"found a JSON {type(record).__name__}; expected {what} per line")
             yield number, record
+
+
+def _exact_value(raw: bytes, path: str | os.PathLike, number: int) -> Any:
+    """The value of the line `raw` on the exact path (`parse_json` of its text: every error located), or
+    `_UNSURE` for a blank line (skipped)."""
+    line = _line_text(raw, path, number)
+    return parse_json(line, f"{path}:{number}") if line.strip() else _UNSURE
+
+
+def iter_checked_jsonl(path: str | os.PathLike, what: str, plain: Callable[[bytes, int], Any],
+                       check: Callable[[dict, str], Any]) -> Iterator[tuple[int, Any]]:
+    """(line number, checked record) for each non-blank line of a JSONL file of objects, as `check(record,
+    "FILE:LINE")` of `iter_jsonl`'s record gives it. A kernel's `plain(raw line, MAX_DEPTH)` goes first:
+    the checked record of a line it is sure of (parsed, within the depth and checked in one pass, with no
+    guard over the text), else `json_kernel.UNSURE`, and that line takes the exact path and `check`.
+    The errors come as from `read_jsonl` then `check` per record: a line that is not a JSON object
+    anywhere in the file before the first record `check` refuses."""
+    refused = None  # the first error of `check`, raised once every line is read
+    for first, block in _iter_raw_blocks(path):
+        for number, raw in enumerate(block.split(b"\n"), first):
+            record = plain(raw, MAX_DEPTH) if orjson is not None else _UNSURE
+            if record is _UNSURE:
+                record = _exact_object(raw, path, number, what)
+                if record is _UNSURE or refused is not None:
+                    continue
+                try:
+                    record = check(record, f"{path}:{number}")
+                except (TypeError, ValueError) as err:
+                    refused = err
+            if refused is None:
+                yield number, record
+    if refused is not None:
+        raise refused
+
+
+def _exact_object(raw: bytes, path: str | os.PathLike, number: int, what: str) -> Any:
+    """`_exact_value` of a line that must be a JSON object (`what`), `_UNSURE` for a blank line."""
+    record = _exact_value(raw, path, number)
+    if record is not _UNSURE and not isinstance(record, dict):
+        raise at_line(path, number, f"found a JSON {type(record).__name__}; expected {what} per line")
+    return record
 
 
 def read_jsonl(path: str | os.PathLike, what: str = "a JSON object", objects_only: bool = True,

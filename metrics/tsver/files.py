@@ -9,17 +9,20 @@ from collections.abc import Sequence
 from typing import Any
 
 from benchscore import data
-from benchscore.core.readers import check_output, read_jsonl, shown
+from benchscore.core.readers import at_line, check_output, iter_checked_jsonl, shown
 from benchscore.core.records import Note
-from benchscore.tsver import ev2r, scoring
+from benchscore.tsver import ev2r, kernel, scoring
 from benchscore.tsver.scoring import TSVerWarning
 
 
 def read_references(path: str | os.PathLike) -> Any:
     """The checked gold claims of tsver_{test,dev}.jsonl (or `official:test`/`official:dev`, the store's copy)."""
     path = data.resolve("tsver", path)
-    return [scoring.check_gold(record, f"{path}:{number}")
-            for number, record in read_jsonl(path, "a gold claim", empty="gold claim")]
+    records = [record for _, record in iter_checked_jsonl(path, "a gold claim", kernel.plain_gold,
+                                                            scoring.check_gold)]
+    if not records:
+        raise at_line(path, 1, "the file has no gold claim; expected a gold claim per line")
+    return records
 
 
 def _prediction(record, where):
@@ -37,7 +40,7 @@ def _prediction(record, where):
     if explanation is not None and not isinstance(explanation, str):
         raise ValueError(f"{where}: 'Explanation' must be a string or null, found {type(explanation).__name__}")
     ranges = scoring.check_series(record.get("PredictedTimeRanges"), f"{where}: 'PredictedTimeRanges'")
-    return {"verdict": record["Verdict"], "explanation": explanation, "ranges": ranges}
+    return record["Claim"], {"verdict": record["Verdict"], "explanation": explanation, "ranges": ranges}
 
 
 def read_predictions(path: str | os.PathLike, gold_claims: Sequence[str]) -> Any:
@@ -50,14 +53,19 @@ def read_predictions(path: str | os.PathLike, gold_claims: Sequence[str]) -> Any
     aligned: list[dict | None] = [None] * len(gold_claims)
     unknown: list[str] = []
     replaced: set[int] = set()
-    for number, record in read_jsonl(path, "a prediction", empty="prediction"):
-        prediction = {**_prediction(record, f"{path}:{number}"), "line": number}
-        if record["Claim"] not in index:
-            unknown.append(record["Claim"])
-        for i in index.get(record["Claim"], ()):
+    read = False
+    for number, (claim, prediction) in iter_checked_jsonl(path, "a prediction", kernel.plain_prediction,
+                                                          _prediction):
+        read = True
+        prediction["line"] = number
+        if claim not in index:
+            unknown.append(claim)
+        for i in index.get(claim, ()):
             if aligned[i] is not None:
                 replaced.add(i)
             aligned[i] = prediction
+    if not read:
+        raise at_line(path, 1, "the file has no prediction; expected a prediction per line")
     if replaced:
         scoring.warn(Note("repeated_prediction_lines", f"{path}: {len(replaced)} gold claim(s) have more than one "
                           f"prediction line (claims {scoring.listed(sorted(replaced))}); as the official scorer, the "

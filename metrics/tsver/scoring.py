@@ -7,6 +7,7 @@ included (the card lists them); every departure is a named option that enters `s
 """
 
 import dataclasses
+import functools
 import math
 import warnings
 from collections import Counter
@@ -17,6 +18,7 @@ import benchscore
 from benchscore.core.checks import is_int
 from benchscore.core.readers import InputTypeError, at_example, check_item_stats, in_example, shown
 from benchscore.core.records import Note, Signature
+from benchscore.tsver import kernel
 
 VERSION = "1.0.0"
 
@@ -93,38 +95,22 @@ def verdict_outcome(predicted_verdict):
     """(status, matched label) of a predicted verdict; None means the claim has no prediction line."""
     if predicted_verdict is None:
         return MISSING, None
+    if len(predicted_verdict) <= MEMO_VERDICT_LENGTH:
+        return _outcome_of(predicted_verdict)
+    return _outcome(predicted_verdict)
+
+
+def _outcome(predicted_verdict):
     if predicted_verdict.lower() == "error":  # official: lower-cased but not stripped
         return ERROR, None
     label = match_verdict(predicted_verdict)
     return (OK, label) if label is not None else (UNMATCHED, None)
 
 
-def _years(ranges):
-    """The union of range(from, to + 1) as sorted disjoint [first, last] spans: the counts of a set of
-    years, without materialising every year of an absurd range. A range with from > to adds nothing."""
-    spans = []
-    for first, last in sorted((r["from"], r["to"]) for r in ranges if r["from"] <= r["to"]):
-        if spans and first <= spans[-1][1] + 1:  # overlapping or adjacent years merge
-            spans[-1][1] = max(spans[-1][1], last)
-        else:
-            spans.append([first, last])
-    return spans
-
-
-def _count(spans):
-    return sum(last - first + 1 for first, last in spans)
-
-
-def _common(a, b):
-    """|A ∩ B| for two sorted disjoint span lists."""
-    i = j = common = 0
-    while i < len(a) and j < len(b):
-        common += max(0, min(a[i][1], b[j][1]) - max(a[i][0], b[j][0]) + 1)
-        if a[i][1] < b[j][1]:
-            i += 1
-        else:
-            j += 1
-    return common
+# A run writes few distinct verdicts (the labels, "error", a model's few variants): each short one is
+# matched once, not once per claim (the matcher's three passes were a tenth of a command's time).
+MEMO_VERDICT_LENGTH = 100
+_outcome_of = functools.lru_cache(maxsize=1024)(_outcome)
 
 
 def coverage(gold_series, predicted_series):
@@ -136,12 +122,7 @@ def coverage(gold_series, predicted_series):
     precision = len(matched) / len(predicted_series)
     recall = len(matched) / len(gold_series)
     f1 = 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0
-    series = {}
-    for s in matched:
-        gold, pred = _years(gold_series[s]), _years(predicted_series[s])
-        intersection = _common(gold, pred)
-        union = _count(gold) + _count(pred) - intersection
-        series[s] = {"iou": intersection / union if union else 0, "intersection": intersection, "union": union}
+    series = kernel.series_iou(gold_series, predicted_series, matched)  # per series: iou, intersection, union
     iou = sum(v["iou"] for v in series.values()) / len(series) if series else 0
     return {"tscs": f1 * iou, "iou": iou, "precision": precision, "recall": recall, "f1": f1,
             "series": series, "empty": False}
@@ -300,7 +281,7 @@ def claim_item(gold_verdict, gold_series, prediction, ev2r=None, ev2r_failure=No
     verdict = None if prediction is None else prediction["verdict"]
     status, label = verdict_outcome(verdict)
     ranges = None if prediction is None else prediction["ranges"]
-    inverted = any(r["from"] > r["to"] for rows in (ranges or {}).values() for r in rows or ())
+    inverted = kernel.has_inverted(ranges)
     return ItemStats(status=status, verdict=verdict, gold=gold_verdict, label=label,
                      correct=status == OK and label == gold_verdict, **coverage(gold_series, ranges),
                      ev2r=None if ev2r is None else ev2r_counts(ev2r), ev2r_failure=ev2r_failure,

@@ -1,0 +1,175 @@
+"""TSVer's lines and spans for plainly typed inputs: `files`' checks of a gold or prediction line and
+`scoring.coverage`'s year spans, with no error path of their own.
+
+Where a line is a JSON object whose every value has exactly the type the official files write
+(`str`, `int` years within int32, dicts and lists, nothing nested deeper than the readers allow and no
+integer orjson reads differently from the stdlib), `plain_gold` and `plain_prediction` return what the
+checked path returns for it; on anything else they return `UNSURE` and the caller reads that line on
+the checked path (`readers.parse_json`, then `scoring.check_gold` or `files._prediction`), which gives
+the same record or the located message. So this file words no message; `tests/test_speedups.py`
+compares it with the checked path on random and hostile lines.
+
+It is plain typed Python, compiled by mypyc when the package is built with a C compiler (setup.py):
+the checked path's per-value Python calls cost several times the parse of the files.
+"""
+
+from typing import Any, Final
+
+from benchscore.core import json_kernel
+
+LABELS: Final = frozenset(("Supported", "Cherry-Picking/Conflicting Evidence", "Refuted", "Not Enough Evidence"))
+GOLD_KEYS: Final = frozenset(("Claim", "Verdict", "TimeSeries", "Justifications"))
+PREDICTION_KEYS: Final = frozenset(("Claim", "Verdict", "PredictedTimeRanges", "Explanation"))
+YEARS: Final = (-(2 ** 31), 2 ** 31 - 1)  # scoring.INT32
+SERIES_DEPTH: Final = 3  # a series dict, its lists of ranges, each range's dict
+_LONG_AS_FLOAT: Final = 2.0 ** 63  # what orjson makes of an integer past 64 bits (the stdlib: an int)
+
+
+def plain_gold(raw: bytes, max_depth: int) -> Any:
+    """The record of a gold line where `scoring.check_gold` would pass it unchanged, else `UNSURE`."""
+    record = json_kernel.loads(raw)
+    if type(record) is not dict or max_depth <= SERIES_DEPTH:
+        return json_kernel.UNSURE
+    claim, verdict = record.get("Claim"), record.get("Verdict")
+    if type(claim) is not str or type(verdict) is not str or verdict not in LABELS:
+        return json_kernel.UNSURE
+    if not plain_series(record.get("TimeSeries")) or not _strings(record.get("Justifications")):
+        return json_kernel.UNSURE
+    return record if _others_plain(record, GOLD_KEYS, max_depth - 1) else json_kernel.UNSURE
+
+
+def plain_prediction(raw: bytes, max_depth: int) -> Any:
+    """(claim, {"verdict", "explanation", "ranges"}) of a prediction line where `files._prediction` gives it,
+    else `UNSURE`.
+    The four keys must be there (an error line may lack two on the checked path: that is left to it)."""
+    record = json_kernel.loads(raw)
+    if type(record) is not dict or max_depth <= SERIES_DEPTH:
+        return json_kernel.UNSURE
+    verdict, explanation, ranges = record.get("Verdict"), record.get("Explanation", 0), record.get("PredictedTimeRanges", 0)
+    if type(record.get("Claim")) is not str or type(verdict) is not str:
+        return json_kernel.UNSURE
+    if not (explanation is None or type(explanation) is str) or not (ranges is None or plain_series(ranges)):
+        return json_kernel.UNSURE
+    if not _others_plain(record, PREDICTION_KEYS, max_depth - 1):
+        return json_kernel.UNSURE
+    return record["Claim"], {"verdict": verdict, "explanation": explanation, "ranges": ranges}
+
+
+def plain_series(value: Any) -> bool:
+    """Whether `value` is a dict of series id -> list of {"from": int, "to": int} years within int32, no
+    range with another key (`scoring.check_series`, where a range may hold other keys: left to it)."""
+    if type(value) is not dict:
+        return False
+    for ranges in value.values():
+        if type(ranges) is not list:
+            return False
+        for r in ranges:
+            if type(r) is not dict or len(r) != 2 or not _year(r.get("from")) or not _year(r.get("to")):
+                return False
+    return True
+
+
+def _year(value: Any) -> bool:
+    return type(value) is int and YEARS[0] <= value <= YEARS[1]
+
+
+def _strings(value: Any) -> bool:
+    if type(value) is not list:
+        return False
+    for item in value:
+        if type(item) is not str:
+            return False
+    return True
+
+
+def _others_plain(record: dict, known: frozenset, levels: int) -> bool:
+    """Whether the record's values other than the `known` keys' nest at most `levels` deep and hold no
+    float of magnitude 2**63 or more (what orjson makes of an integer past 64 bits, the stdlib an int)."""
+    for key, value in record.items():
+        if key not in known and not _plain_value(value, levels):
+            return False
+    return True
+
+
+def _plain_value(value: Any, levels: int) -> bool:
+    if type(value) is str or value is None:
+        return True
+    if type(value) is float:
+        return -_LONG_AS_FLOAT < value < _LONG_AS_FLOAT
+    if type(value) is dict:
+        return levels > 0 and _all_plain(list(value.values()), levels - 1)
+    if type(value) is list:
+        return levels > 0 and _all_plain(value, levels - 1)
+    return True  # an int or a bool
+
+
+def _all_plain(values: list, levels: int) -> bool:
+    for item in values:
+        if not _plain_value(item, levels):
+            return False
+    return True
+
+
+# The span arithmetic of `scoring.coverage`: the counts of sets of years, without materialising a year.
+
+def series_iou(gold_series: Any, predicted_series: Any, matched: list) -> dict:
+    """{series id: {"iou", "intersection", "union"}} over the `matched` series: |A ∩ B| / |A ∪ B| of the
+    years the gold and the predicted ranges cover (0 where both cover none)."""
+    series: dict = {}
+    for s in matched:
+        gold, predicted = year_spans(gold_series[s]), year_spans(predicted_series[s])
+        intersection = common_count(gold, predicted)
+        union = span_count(gold) + span_count(predicted) - intersection
+        iou: Any = 0  # an int 0, as the official scorer writes it
+        if union:
+            iou = intersection / union
+        series[s] = {"iou": iou, "intersection": intersection, "union": union}
+    return series
+
+
+def year_spans(ranges: Any) -> list[list[int]]:
+    """The union of range(from, to + 1) as sorted disjoint [first, last] spans: the counts of a set of
+    years, without materialising every year of an absurd range. A range with from > to adds nothing.
+    (Years are checked integers, a numpy one too: int() reads each exactly.)"""
+    pairs = sorted([(int(r["from"]), int(r["to"])) for r in ranges if r["from"] <= r["to"]])
+    spans: list[list[int]] = []
+    for first, last in pairs:
+        if spans and first <= spans[-1][1] + 1:  # overlapping or adjacent years merge
+            if last > spans[-1][1]:
+                spans[-1][1] = last
+        else:
+            spans.append([first, last])
+    return spans
+
+
+def span_count(spans: list[list[int]]) -> int:
+    """|A| for a sorted disjoint span list."""
+    total = 0
+    for first, last in spans:
+        total += last - first + 1
+    return total
+
+
+def common_count(a: list[list[int]], b: list[list[int]]) -> int:
+    """|A ∩ B| for two sorted disjoint span lists."""
+    i = j = common = 0
+    while i < len(a) and j < len(b):
+        overlap = min(a[i][1], b[j][1]) - max(a[i][0], b[j][0]) + 1
+        if overlap > 0:
+            common += overlap
+        if a[i][1] < b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return common
+
+
+def has_inverted(series: Any) -> bool:
+    """Whether a checked series dict (or None) holds a range with from > to."""
+    if series is None:
+        return False
+    for ranges in series.values():
+        for r in ranges or ():
+            if r["from"] > r["to"]:
+                return True
+    return False
