@@ -1071,3 +1071,53 @@ def test_tsver_memoised_verdict_outcome_is_the_matchers(verdict):
     from benchscore.tsver import scoring
 
     assert scoring.verdict_outcome(verdict) == scoring._outcome(verdict) == scoring.verdict_outcome(verdict)
+
+
+_example_years = _mostly(st.integers(1990, 1995), st.sampled_from([2**31, -(2**31) - 1, True, 1994.0, None, "1994"]))
+_example_range = _mostly(st.fixed_dictionaries({"from": _example_years, "to": _example_years}),
+                         st.sampled_from([{"from": 1}, {"from": 1, "to": 2, "x": 0}, [1, 2], None]))
+_example_row = _mostly(st.fixed_dictionaries({"series": _mostly(st.sampled_from(["a", "b"]), st.sampled_from([1, None])),
+                                              "ranges": _mostly(st.lists(_example_range, max_size=3),
+                                                                st.sampled_from([None, (), "x"]))}),
+                       st.sampled_from([{"series": "a"}, {"series": "a", "ranges": [], "x": 1}, None, ["a", []]]))
+_example_rows = _mostly(st.lists(_example_row, max_size=3), st.sampled_from([None, (), "a", {}]))
+_example_text = _mostly(st.one_of(st.none(), st.text(max_size=2)), st.sampled_from([1, ["x"], b"x"]))
+_example_prediction = _mostly(st.fixed_dictionaries({"verdict": _example_text, "explanation": _example_text,
+                                                     "time_series": st.one_of(st.none(), _example_rows)},
+                                                    optional={"extra": st.just(1)}),
+                              st.sampled_from([None, {}, {"verdict": None}, []]))
+_example_reference = _mostly(
+    st.fixed_dictionaries({"claim": _mostly(st.text(max_size=2), st.sampled_from([None, 1])),
+                           "verdict": _mostly(st.sampled_from(["Supported", "Refuted"]), st.sampled_from(["x", None])),
+                           "justifications": _mostly(st.lists(st.text(max_size=2), max_size=2),
+                                                     st.sampled_from([None, "j", [1], ("j",)])),
+                           "time_series": _example_rows},
+                          optional={"extra": st.just(1)}),
+    st.sampled_from([None, {}, {"claim": "c"}]))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_example_prediction, _example_reference)
+def test_tsver_plain_example_is_one_the_checks_pass(prediction, reference):
+    """`kernel.plain_example` (and `plain_rows`) say yes only to an example `check_example` (`check_rows`)
+    passes: where it says no, the checks run and give their own outcome."""
+    from benchscore.tsver import kernel, scoring
+
+    def outcome(check, *args):
+        try:
+            check(*args)
+            return "passed"
+        except (TypeError, ValueError) as err:
+            return str(err)
+
+    if kernel.plain_example(prediction, reference):
+        with pytest.MonkeyPatch.context() as patch:  # the checks themselves, without the kernel's shortcut
+            patch.setattr(kernel, "plain_example", lambda prediction, reference: False)
+            patch.setattr(kernel, "plain_rows", lambda rows: False)
+            assert outcome(scoring.check_example, prediction, reference, 0) == "passed"
+    for rows in (reference.get("time_series") if isinstance(reference, dict) else None,
+                 prediction.get("time_series") if isinstance(prediction, dict) else None):
+        if kernel.plain_rows(rows):
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(kernel, "plain_rows", lambda rows: False)
+                assert outcome(scoring.check_rows, rows, 0, "rows") == "passed"

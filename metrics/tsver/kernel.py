@@ -1,13 +1,15 @@
-"""TSVer's lines and spans for plainly typed inputs: `files`' checks of a gold or prediction line and
-`scoring.coverage`'s year spans, with no error path of their own.
+"""TSVer's lines, examples and spans for plainly typed inputs: `files`' checks of a gold or prediction
+line, `scoring.check_example`'s of an evaluate example, and `scoring.coverage`'s year spans, with no
+error path of their own.
 
 Where a line is a JSON object whose every value has exactly the type the official files write
 (`str`, `int` years within int32, dicts and lists, nothing nested deeper than the readers allow and no
 integer orjson reads differently from the stdlib), `plain_gold` and `plain_prediction` return what the
 checked path returns for it; on anything else they return `UNSURE` and the caller reads that line on
 the checked path (`readers.parse_json`, then `scoring.check_gold` or `files._prediction`), which gives
-the same record or the located message. So this file words no message; `tests/test_speedups.py`
-compares it with the checked path on random and hostile lines.
+the same record or the located message; `plain_example` and `plain_rows` say yes only to what the
+checks would pass. So this file words no message; `tests/test_speedups.py` compares it with the
+checked path on random and hostile lines and examples.
 
 It is plain typed Python, compiled by mypyc when the package is built with a C compiler (setup.py):
 the checked path's per-value Python calls cost several times the parse of the files.
@@ -48,7 +50,7 @@ def plain_prediction(raw: bytes, max_depth: int) -> Any:
     verdict, explanation, ranges = record.get("Verdict"), record.get("Explanation", 0), record.get("PredictedTimeRanges", 0)
     if type(record.get("Claim")) is not str or type(verdict) is not str:
         return json_kernel.UNSURE
-    if not (explanation is None or type(explanation) is str) or not (ranges is None or plain_series(ranges)):
+    if not _text_or_none(explanation) or not (ranges is None or plain_series(ranges)):
         return json_kernel.UNSURE
     if not _others_plain(record, PREDICTION_KEYS, max_depth - 1):
         return json_kernel.UNSURE
@@ -61,12 +63,60 @@ def plain_series(value: Any) -> bool:
     if type(value) is not dict:
         return False
     for ranges in value.values():
-        if type(ranges) is not list:
+        if not _plain_ranges(ranges):
             return False
-        for r in ranges:
-            if type(r) is not dict or len(r) != 2 or not _year(r.get("from")) or not _year(r.get("to")):
-                return False
     return True
+
+
+def plain_example(prediction: Any, reference: Any) -> bool:
+    """Whether an evaluate example is plainly one `scoring.check_example` passes: exactly the keys, text
+    where text goes (None where allowed), a label as the gold verdict, series as `plain_rows`."""
+    return _plain_predicted(prediction) and _plain_reference(reference)
+
+
+def _plain_predicted(prediction: Any) -> bool:
+    if type(prediction) is not dict or len(prediction) != 3:
+        return False
+    rows = prediction.get("time_series", 0)
+    return _text_or_none(prediction.get("verdict", 0)) and _text_or_none(prediction.get("explanation", 0)) and \
+        (rows is None or plain_rows(rows))
+
+
+def _plain_reference(reference: Any) -> bool:
+    if type(reference) is not dict or len(reference) != 4 or type(reference.get("claim")) is not str:
+        return False
+    verdict = reference.get("verdict")
+    return type(verdict) is str and verdict in LABELS and _strings(reference.get("justifications")) and \
+        plain_rows(reference.get("time_series"))
+
+
+def plain_rows(rows: Any) -> bool:
+    """Whether `rows` is plainly the `datasets` form of series that `scoring.check_rows` passes: a list of
+    {"series": str, "ranges": [{"from": int, "to": int}]} with years within int32 and no series twice."""
+    if type(rows) is not list:
+        return False
+    seen: set[str] = set()
+    for row in rows:
+        if type(row) is not dict or len(row) != 2:
+            return False
+        series = row.get("series")
+        if type(series) is not str or series in seen or not _plain_ranges(row.get("ranges")):
+            return False
+        seen.add(series)
+    return True
+
+
+def _plain_ranges(ranges: Any) -> bool:
+    if type(ranges) is not list:
+        return False
+    for r in ranges:
+        if type(r) is not dict or len(r) != 2 or not _year(r.get("from")) or not _year(r.get("to")):
+            return False
+    return True
+
+
+def _text_or_none(value: Any) -> bool:
+    return value is None or type(value) is str
 
 
 def _year(value: Any) -> bool:
