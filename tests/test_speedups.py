@@ -1121,3 +1121,25 @@ def test_tsver_plain_example_is_one_the_checks_pass(prediction, reference):
             with pytest.MonkeyPatch.context() as patch:
                 patch.setattr(kernel, "plain_rows", lambda rows: False)
                 assert outcome(scoring.check_rows, rows, 0, "rows") == "passed"
+
+
+@pytest.mark.parametrize("side, key, value", [
+    ("prediction", "verdict", 1), ("prediction", "explanation", 1), ("prediction", "explanation", ["x"]),
+    ("prediction", "time_series", "x"), ("prediction", "extra", None), ("reference", "claim", None),
+    ("reference", "verdict", "refuted"), ("reference", "justifications", ["j", 2]), ("reference", "justifications", "j"),
+    ("reference", "time_series", None), ("reference", "extra", 1),
+    ("reference", "time_series", [{"series": "a", "ranges": []}, {"series": "a", "ranges": []}]),
+    ("reference", "time_series", [{"series": "a", "ranges": [{"from": 1, "to": 2 ** 31}]}])])
+def test_tsver_plain_example_with_one_odd_value(side, key, value):
+    """A plain example with one odd value: the kernel says no, and the checks word the error."""
+    from benchscore.tsver import kernel, scoring
+
+    prediction = {"verdict": "Refuted", "explanation": "e", "time_series": None}
+    reference = {"claim": "c", "verdict": "Refuted", "justifications": ["j"],
+                 "time_series": [{"series": "a", "ranges": [{"from": 1990, "to": 1991}]}]}
+    assert kernel.plain_example(prediction, reference)
+    scoring.check_example(prediction, reference, 0)
+    {"prediction": prediction, "reference": reference}[side][key] = value
+    assert not kernel.plain_example(prediction, reference)
+    with pytest.raises(ValueError, match="example 0"):
+        scoring.check_example(prediction, reference, 0)
