@@ -1063,6 +1063,7 @@ def test_tsver_series_iou_counts_the_sets_of_years(gold, predicted):
         expected[s] = {"iou": intersection / union if union else 0, "intersection": intersection, "union": union}
     assert _typed(kernel.series_iou(as_ranges(gold), as_ranges(predicted), matched)) == _typed(expected)
     assert kernel.has_inverted(as_ranges(predicted)) == any(a > b for pairs in predicted.values() for a, b in pairs)
+    assert not any(map(kernel.has_inverted, (None, {}, [])))  # no ranges: as `(ranges or {}).values()` read them
 
 
 @given(st.text(max_size=8) | st.sampled_from(["error", "ERROR ", "Supported", " refuted", "x" * 101, "Error" * 30]))

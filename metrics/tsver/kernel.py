@@ -215,8 +215,8 @@ def common_count(a: list[list[int]], b: list[list[int]]) -> int:
 
 
 def has_inverted(series: Any) -> bool:
-    """Whether a checked series dict (or None) holds a range with from > to."""
-    if series is None:
+    """Whether a checked series dict (or None, or anything empty) holds a range with from > to."""
+    if not series:
         return False
     for ranges in series.values():
         for r in ranges or ():
