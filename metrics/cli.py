@@ -82,9 +82,9 @@ def rare_collections() -> Iterator[None]:
 
     A command keeps what it parsed (gold files, predictions) to its end: collecting every 700 objects
     rescans them over and over (a third of one command's time, measured) and frees nothing, since parsed
-    JSON holds no cycles. One full collection rescans every object the process holds: TSVer's command on
-    84,000 lines made one, and one of the middle generation, 0.25 s of its 1.6 s (measured with
-    gc.callbacks); at 100 neither comes in a command of a few million objects. Cycles (a judge client's,
+    JSON holds no cycles. One full collection rescans every object the process holds: a command holding
+    two JSONL files of 42,000 records each made one, and one of the middle generation, 0.25 s of its
+    1.6 s (measured with gc.callbacks); at 100 neither comes in a command of a few million objects. Cycles (a judge client's,
     an exception's) are still collected, just less often. (scripts/bench.py times the parse it compares a
     command with under the same setting.)"""
     thresholds = gc.get_threshold()
