@@ -982,6 +982,12 @@ def test_tsver_kernel_with_one_odd_value_in_a_plain_line(raw, max_depth):
         test_tsver_kernel_reads_a_line_as_the_checked_path.hypothesis.inner_test((kind, fields), max_depth)
 
 
+def test_tsver_kernel_constants_are_scorings():
+    from benchscore.tsver import kernel, scoring
+
+    assert kernel.LABELS == set(scoring.LABELS) and kernel.YEARS == scoring.INT32
+
+
 def test_tsver_kernel_takes_the_official_files():
     """Every line of the official gold files and of the recorded predictions is plain: the kernel reads them all,
     so the speed-up is not a no-op on real files."""

@@ -19,10 +19,11 @@ from typing import Any, Final
 
 from benchscore.core import json_kernel
 
+# scoring's constants (its LABELS, INT32), copied because scoring imports this module; a test keeps them equal
 LABELS: Final = frozenset(("Supported", "Cherry-Picking/Conflicting Evidence", "Refuted", "Not Enough Evidence"))
 GOLD_KEYS: Final = frozenset(("Claim", "Verdict", "TimeSeries", "Justifications"))
 PREDICTION_KEYS: Final = frozenset(("Claim", "Verdict", "PredictedTimeRanges", "Explanation"))
-YEARS: Final = (-(2 ** 31), 2 ** 31 - 1)  # scoring.INT32
+YEARS: Final = (-(2 ** 31), 2 ** 31 - 1)
 SERIES_DEPTH: Final = 3  # a series dict, its lists of ranges, each range's dict
 _LONG_AS_FLOAT: Final = 2.0 ** 63  # what orjson makes of an integer past 64 bits (the stdlib: an int)
 
@@ -47,7 +48,8 @@ def plain_prediction(raw: bytes, max_depth: int) -> Any:
     record = json_kernel.loads(raw)
     if type(record) is not dict or max_depth <= SERIES_DEPTH:
         return json_kernel.UNSURE
-    verdict, explanation, ranges = record.get("Verdict"), record.get("Explanation", 0), record.get("PredictedTimeRanges", 0)
+    verdict, explanation = record.get("Verdict"), record.get("Explanation", 0)
+    ranges = record.get("PredictedTimeRanges", 0)
     if type(record.get("Claim")) is not str or type(verdict) is not str:
         return json_kernel.UNSURE
     if not _text_or_none(explanation) or not (ranges is None or plain_series(ranges)):
