@@ -18,7 +18,7 @@ from setuptools import find_packages, setup
 from setuptools.command.build_ext import build_ext
 
 KERNELS = ["metrics/core/json_kernel.py", "metrics/tempbench_trp/kernel.py", "metrics/mctaco/kernel.py",
-           "metrics/tsver/kernel.py"]
+           "metrics/tsver/kernel.py", "metrics/webnlg_rdf/kernel.py"]
 
 
 def compiled_kernels():

@@ -48,8 +48,8 @@ SUBMISSIONS = {
 
 
 def clear_caches():
-    for cache in (scoring.pair_result, scoring._aligned_spans, scoring._element_tokens, tokenizer._tokens):
-        cache.cache_clear()
+    scoring.clear_caches()
+    tokenizer._tokens.cache_clear()
 
 
 def cpu(fn):

@@ -23,7 +23,7 @@ from benchscore import data
 from benchscore.core.readers import at_line, iter_lines
 from benchscore.core.records import Note
 from benchscore.webnlg_rdf import scoring
-from benchscore.webnlg_rdf.scoring import EntryError, capped, entry_stats
+from benchscore.webnlg_rdf.scoring import EntryError, capped, scored_entry
 
 MAX_XML_BYTES = 16 << 20  # one XML file: 16 MiB (the 2020 English references are 2 MB)
 
@@ -191,9 +191,14 @@ def _located(reference_path, candidate_path, references, candidates, index, err)
 
 def check_cost(reference_path, candidate_path, references, candidates, limit=scoring.MAX_COST):
     """Refuses, before scoring, files whose entries need more than `limit` work units (`scoring.check_cost`),
-    at the line of the entry where the running total passes it."""
-    return scoring.check_cost([row["triples"] for row in references], [row["triples"] for row in candidates], limit,
-                              partial(_located, reference_path, candidate_path, references, candidates))
+    at the line of the entry where the running total passes it. Returns the total."""
+    return _checked(reference_path, candidate_path, references, candidates, limit)[0]
+
+
+def _checked(reference_path, candidate_path, references, candidates, limit=scoring.MAX_COST):
+    """`scoring.checked_entries` of the files' entries, its errors at their lines."""
+    return scoring.checked_entries([row["triples"] for row in references], [row["triples"] for row in candidates],
+                                   limit, partial(_located, reference_path, candidate_path, references, candidates))
 
 
 def _check_time(deadline, time_limit, index, total, path, candidate):
@@ -218,14 +223,14 @@ def scored_entries(reference_path: str | os.PathLike, candidate_path: str | os.P
     `time_limit` (seconds, e.g. a Space's) stops a file whose entries together take longer."""
     found: list = []
     references, candidates = read_pair(reference_path, candidate_path, found)
-    check_cost(reference_path, candidate_path, references, candidates)
+    _, checked = _checked(reference_path, candidate_path, references, candidates)
     pairs = enumerate(zip(references, candidates))
     stats = []
     deadline = None if time_limit is None else time.monotonic() + time_limit
     for index, (reference, candidate) in progress(pairs, len(references)) if progress else pairs:
         _check_time(deadline, time_limit, index, len(references), candidate_path, candidate)
         try:
-            stats.append(entry_stats(reference["triples"], candidate["triples"]))
+            stats.append(scored_entry(reference["triples"], candidate["triples"], *checked[index]))
         except EntryError as err:
             raise _located(reference_path, candidate_path, references, candidates, index, err) from None
         for side, triple, message in stats[-1].warnings:  # each at the line of its triple

@@ -26,6 +26,7 @@ import numpy as np
 import benchscore
 from benchscore.core.readers import InputError, InputTypeError, at_example, check_item_stats, invalid_text
 from benchscore.core.records import Note, Signature
+from benchscore.webnlg_rdf import kernel
 from benchscore.webnlg_rdf.tokenizer import tokenize
 
 VERSION = "1.0.0"
@@ -62,9 +63,6 @@ TAGS = ("Subjects", "Predicates", "Objects")  # output names of the span labels 
 GROUPS = ("Total",) + TAGS  # the four count groups: Total_scores, then Scores_per_tag
 KINDS = ("Correct", "Incorrect", "Partial", "Missed", "Spurious")
 RATES = ("Precision", "Recall", "F1")
-CORRECT, INCORRECT, PARTIAL, MISSED, SPURIOUS = range(5)
-SUB, PRED, OBJ = _LABELS = ("SUB", "PRED", "OBJ")  # the span labels, in element order
-_TAG_GROUP = {SUB: 1, PRED: 2, OBJ: 3}
 _N_COUNTS = len(GROUPS) * len(SCHEMES) * len(KINDS)  # 80 per pair or entry
 _N_RATES = len(GROUPS) * len(SCHEMES) * len(RATES)  # 48
 
@@ -74,6 +72,7 @@ _SPACES = re.compile(r"\s+")
 _TRAILING_PARENS = re.compile(r"^(.*?)(\s\((.*?)\))$")
 
 
+@lru_cache(maxsize=1 << 14)  # a file holds few distinct triples (2,042 of bt5's 13,612), each met several times
 def normalise(triple):
     """The official normalisation, in its order. Quirks: the camelCase split applies to subjects and
     objects too ("McDonald" -> "mc donald"); leading/trailing white space becomes one space but is not
@@ -104,7 +103,7 @@ def _element_tokens(element):
     return reference, candidate, swap
 
 
-# -- 3. Word alignment (`nonrefwords`): greedy, longest candidate n-gram first, left to right ---
+# -- 3. One (reference, candidate) pair: the official alignment, spans and counts (`kernel`) --------
 class _OfficialCrash(Exception):
     """An input on which the official script dies: no score to mirror. `side`: the triple to blame."""
 
@@ -113,264 +112,42 @@ class _OfficialCrash(Exception):
         self.side = side
 
 
-def _find(tokens, gram):
-    """First position of `gram` as a contiguous run in `tokens`, or None (starts found by `list.index`, at C speed)."""
-    first, size = gram[0], len(gram)
-    end = len(tokens) - size + 1
-    start = 0
-    while start < end:
-        try:
-            start = tokens.index(first, start, end)
-        except ValueError:
-            return None
-        if tokens[start : start + size] == gram:
-            return start
-        start += 1
-    return None
-
-
-def _longest_common_run(ref, cand):
-    positions = {}
-    for j, token in enumerate(cand):
-        positions.setdefault(token, []).append(j)
-    longest, previous = 0, {}
-    for token in ref:
-        current = {j: previous.get(j - 1, 0) + 1 for j in positions.get(token, ())}
-        longest = max(longest, *current.values()) if current else longest
-        previous = current
-    return longest
-
-
-def _align(ref, cand, found_number=1, length=None, unmarked=None):
-    """Mark aligned n-grams in place: ref tokens become FOUNDREF-<n>-<ref pos>, candidate tokens
-    FOUNDCAND-<n>-<ref pos>. Written as the official recursion, stale n-gram lists and all, so that the
-    runs where the official crashes (a stale n-gram still in the reference, gone from the candidate)
-    are detected. Shortcuts that change no mark (checked against the plain transcription on random
-    inputs): `unmarked` counts the reference tokens not yet marked, so an n-gram whose first token is
-    not among them is skipped unsearched; the top call starts at the longest common run."""
-    if unmarked is None:
-        unmarked = Counter(ref)
-        length = _longest_common_run(ref, cand)
-    if not any(unmarked.get(token) for token in cand):
-        return  # no n-gram can match (the loop below would find nothing either)
-    while length > 0:
-        grams = cand[:]  # the official's n-gram list is made here: stale on purpose
-        for start in range(len(grams) - length + 1):
-            if not unmarked.get(grams[start]):
-                continue
-            gram = grams[start : start + length]
-            ref_start = _find(ref, gram)
-            if ref_start is None:
-                continue
-            _mark(ref, cand, gram, ref_start, found_number, unmarked)
-            found_number += 1
-            _align(ref, cand, found_number, length, unmarked)  # quirk: its found_number increments are lost
-        length -= 1
-
-
-# -- 4. Spans of one element pair (`getrefdict`) ----------------------------------------------
-_MARKER_ID = re.compile(r"^((.*?)-\d+)")
-
-
-def _marker_id(token):
-    return _MARKER_ID.match(token).group(1)
-
-
-def _element_spans(ref, cand, ref_label, cand_label):
-    """`getrefdict` on aligned token lists: (found, reference spans, candidate spans, len(total),
-    candidate tokens after linking). Spans are (label, start, end), inclusive ends, from offset 0.
-    The official overwrites before/after-linked candidate tokens in place with FOUNDCAND-<n>-LINKED;
-    the swap's PRED quirk sees them, so the linked list is returned."""
-    found_at = [i for i, token in enumerate(cand) if token.startswith("FOUNDCAND")]
-    # Nothing aligned: one span a side (none for an empty side).
-    if not found_at and not ref:  # only candidate tokens (an empty pair gives the span [0, -1])
-        return False, (), ((cand_label, 0, len(cand) - 1),), len(cand), tuple(cand)
-    if not found_at and not cand:  # quirk: the official's `total` is then [span dict], of length 1
-        return False, ((ref_label, 0, len(ref) - 1),), (), 1, tuple(cand)
-    if not found_at:
-        spans = ((ref_label, 0, len(ref) - 1),), ((cand_label, len(ref), len(ref) + len(cand) - 1),)
-        return (False, *spans, len(ref) + len(cand), tuple(cand))
-    before, after, unlinked, linked = _link(ref, cand, found_at[0], found_at[-1])
-    total = before + list(ref) + after + unlinked
-    ref_spans = ((ref_label, len(before), len(before) + len(ref) - 1),)
-    return True, ref_spans, _candidate_spans(total, cand_label), len(total), linked
-
-
-def _link(ref, cand, first, last):
-    """The unmatched candidate words: (before, after, unlinked markers, candidate tokens as linked).
-    Those before the first match are linked to it when it is aligned to the first reference word;
-    those after the last match, when it is aligned to the last one."""
-    link_before = cand[first].endswith("-0")
-    link_after = (
-        ref[-1].startswith("FOUNDREF")
-        and not cand[-1].startswith("FOUNDCAND")
-        and cand[last] == ref[-1].replace("FOUNDREF", "FOUNDCAND")
-    )
-    first_id, last_id = _marker_id(cand[first]), _marker_id(cand[last])
-    linked = list(cand)
-    before, after, unlinked = [], [], []
-    run = 1  # runs of unlinked candidate words are numbered by the matches seen before them
-    for i, token in enumerate(cand):
-        if token.startswith("FOUNDCAND"):
-            run += 1
-        elif link_before and i < first:
-            linked[i] = first_id + "-LINKED"
-            before.append(linked[i])
-        elif link_after and i > last:
-            linked[i] = last_id + "-LINKED"
-            after.append(linked[i])
-        else:
-            unlinked.append(f"NOTFOUND-{run}")
-    return before, after, unlinked, tuple(linked)
-
-
-def _candidate_spans(total, label):
-    """The official walk over `total` (FOUNDREF read as FOUNDCAND) that cuts the candidate spans."""
-    spans = []
-    current, begin, collecting = "", None, False
-    for i, token in enumerate(total):
-        token = token.replace("FOUNDREF", "FOUNDCAND")
-        if token.startswith(("FOUNDCAND", "NOTFOUND")):
-            collecting = True
-            if _marker_id(token) != current:
-                if current != "":
-                    spans.append((label, begin, i - 1))
-                current, begin = _marker_id(token), i
-            if i == len(total) - 1:
-                spans.append((label, begin, i))
-        elif collecting:  # quirk: re-emitted for every unmatched reference word, `current` kept
-            spans.append((label, begin, i - 1))
-    return tuple(spans)
-
-
-def _mark(ref, cand, gram, ref_start, found_number, unmarked):
-    for q in range(ref_start, ref_start + len(gram)):
-        unmarked[ref[q]] -= 1
-        ref[q] = f"FOUNDREF-{found_number}-{q}"
-    cand_start = _find(cand, gram)
-    if cand_start is None:
-        raise _OfficialCrash("repeated tokens make the official word alignment crash (TypeError in nonrefwords)")
-    for offset in range(len(gram)):
-        cand[cand_start + offset] = f"FOUNDCAND-{found_number}-{ref_start + offset}"
-
-
-@lru_cache(maxsize=1 << 15)  # the same element pairs recur across pairs and entries; ~0.6 kB each
-def _aligned_spans(ref_tokens, cand_tokens, ref_label, cand_label):
-    ref, cand = list(ref_tokens), list(cand_tokens)
-    _align(ref, cand)
-    return (*_element_spans(ref, cand, ref_label, cand_label), tuple(ref))
-
-
-# -- 5. One (reference, candidate) pair: spans, swap attempts, nervaluate 0.1.7 counts --------
 def _elements(ref, cand):
     """The three (subject, predicate, object) strings of each side, as the official splits them."""
-    ref_parts, cand_parts = ref.split(" | "), cand.split(" | ")
+    ref_parts, cand_parts = _parts(ref), _parts(cand)
     if len(ref_parts) == 1:  # padding (or a reference without ' | '): the candidate drives
         if len(cand_parts) != 3:
             raise _OfficialCrash(f"candidate triple {cand!r} has {len(cand_parts)} ' | '-separated part(s) and is "
                                  "scored against a padded reference (more candidate than reference triples); "
                                  "expected exactly 3 (the official script crashes or its behaviour is unrecorded)")
-        return ("", "", ""), tuple(cand_parts)
+        return ("", "", ""), cand_parts
     if len(ref_parts) == 2:
         raise _OfficialCrash(f"reference triple {ref!r} has 2 ' | '-separated parts; expected 3", "reference")
     if len(cand_parts) == 1:  # quirk: a candidate without ' | ' counts as an empty triple
-        return tuple(ref_parts[:3]), ("", "", "")
+        return ref_parts[:3], ("", "", "")
     if len(cand_parts) == 2:
         raise _OfficialCrash(f"candidate triple {cand!r} has 2 ' | '-separated parts; expected 3 (the official script crashes)")
-    return tuple(ref_parts[:3]), tuple(cand_parts[:3])  # quirk: parts beyond the third are ignored
+    return ref_parts[:3], cand_parts[:3]  # quirk: parts beyond the third are ignored
 
 
-_REF, _CAND, _SWAP = 0, 1, 2  # which side's token filter (`_element_tokens`)
+@lru_cache(maxsize=1 << 16)
+def _parts(triple):
+    """The ' | '-separated parts of a normalised triple (a tuple)."""
+    return tuple(triple.split(" | "))
 
 
-def _pair_spans(ref, cand):
-    """Reference and candidate spans of one normalised pair: main pass, then the swap attempts.
-    Each element's spans are shifted by the element's base (the previous elements' len(total))."""
-    ref_tok, cand_tok = ([_element_tokens(e) for e in elements] for elements in _elements(ref, cand))
-    results = [_aligned_spans(ref_tok[e][_REF], cand_tok[e][_CAND], label, label) for e, label in enumerate(_LABELS)]
-    results, bases = _swapped(ref_tok, cand_tok, results)
-    return [[(label, start + base, end + base) for result, base in zip(results, bases)
-             for label, start, end in result[side]] for side in (1, 2)]  # (reference, candidate) spans
-
-
-def _swap(ref_tok, cand_tok, a, b):
-    """Elements a and b aligned crosswise (swap-side tokens): the two results if either found a match."""
-    first = _aligned_spans(ref_tok[a][_SWAP], cand_tok[b][_SWAP], _LABELS[a], _LABELS[b])
-    second = _aligned_spans(ref_tok[b][_SWAP], cand_tok[a][_SWAP], _LABELS[b], _LABELS[a])
-    return (first, second) if first[0] or second[0] else None
-
-
-def _swapped(ref_tok, cand_tok, results):
-    """The official swap attempts after the main pass: (element results, their bases). The first
-    attempt that finds a match replaces the main pass's results for its two elements."""
-    (found_s, *_), (found_p, *_), (found_o, *_) = results
-    len_s, len_p = results[0][3], results[1][3]  # each element's len(total)
-    # Swap 1: subject <-> object, when neither was found.
-    if not found_s and not found_o and (hit := _swap(ref_tok, cand_tok, 0, 2)):
-        first, second = hit
-        # Quirk: PRED is recomputed from the object/subject token lists just used (as their
-        # alignment and linking left them, no new alignment), both labels PRED.
-        *_, cand_sub, ref_obj = _aligned_spans(ref_tok[2][_SWAP], cand_tok[0][_SWAP], OBJ, SUB)
-        return [first, _element_spans(ref_obj, cand_sub, PRED, PRED), second], (0, first[3], first[3] + len_p)
-    # Swap 2: subject <-> predicate. Quirk: guarded by "nothing switched" only, so it also runs when
-    # swap 1 was tried and found nothing; the object keeps its main-pass base.
-    if not found_s and not found_p and (hit := _swap(ref_tok, cand_tok, 0, 1)):
-        return [*hit, results[2]], (0, hit[0][3], len_s + len_p)
-    # Swap 3: predicate <-> object.
-    if not found_p and not found_o and (hit := _swap(ref_tok, cand_tok, 1, 2)):
-        return [results[0], *hit], (0, len_s, len_s + hit[0][3])
-    return results, (0, len_s, len_s + len_p)
-
-
-# nervaluate 0.1.7's outcome of one predicted span, per scheme (Ent_type, Partial, Strict, Exact).
-_EXACT_HIT = (CORRECT, CORRECT, CORRECT, CORRECT)
-_SAME_BOUNDS_OTHER_LABEL = (INCORRECT, CORRECT, INCORRECT, CORRECT)
-_OVERLAP_SAME_LABEL = (CORRECT, PARTIAL, INCORRECT, INCORRECT)
-_OVERLAP_OTHER_LABEL = (INCORRECT, PARTIAL, INCORRECT, INCORRECT)
-_MISSED, _SPURIOUS = (MISSED,) * 4, (SPURIOUS,) * 4
-
-
-def _count(true_spans, pred_spans):
-    """nervaluate 0.1.7 `compute_metrics` for one document: counts[group][scheme][kind] as a flat list
-    (group 0 = all tags, then SUB, PRED, OBJ). An outcome is booked under the true span's label."""
-    booked, hit = [], set()  # (outcome, its groups)
-    for pred in pred_spans:
-        outcome, true = _outcome(pred, true_spans)  # true is None for a spurious prediction
-        hit.add(true)
-        # quirk (0.1.7): a spurious prediction is spurious for every tag
-        booked.append((outcome, range(len(GROUPS)) if true is None else (0, _TAG_GROUP[true[0]])))
-    booked.extend((_MISSED, (0, _TAG_GROUP[true[0]])) for true in true_spans if true not in hit)
-    counts = [0] * _N_COUNTS
-    for outcome, groups in booked:
-        for group in groups:
-            for scheme, kind in enumerate(outcome):
-                counts[(group * 4 + scheme) * 5 + kind] += 1
-    return counts
-
-
-def _outcome(pred, true_spans):
-    """(outcome, the true span it hits) of one predicted span; (all spurious, None) when it hits none."""
-    if pred in true_spans:
-        return _EXACT_HIT, pred
-    label, start, end = pred
-    for true in true_spans:
-        _, true_start, true_end = true
-        if true_start == start and true_end == end:  # (the exact-match case is handled above)
-            return _SAME_BOUNDS_OTHER_LABEL, true
-        # Quirk (0.1.7): overlap of range(start, end), an exclusive end, so a one-token span never
-        # overlaps anything. A true span may be hit by several predictions.
-        if max(start, true_start) < min(end, true_end):
-            return (_OVERLAP_SAME_LABEL if label == true[0] else _OVERLAP_OTHER_LABEL), true
-    return _SPURIOUS, None
+_REF, _CAND, _SWAP = kernel.REF_SIDE, kernel.CAND_SIDE, kernel.SWAP_SIDE  # which side's token filter
 
 
 class PairResult(NamedTuple):
     """One (reference, candidate) pair: counts[group][scheme][kind] and rates[group][scheme][P, R, F1]
-    as flat tuples, and the official pair score (mean F1 of the four schemes, over all tags)."""
+    as flat tuples, the official pair score (mean F1 of the four schemes, over all tags), and the rates
+    as exact integers in units of 2**-1074 (what an entry's `rate_sums` add up)."""
 
     counts: tuple
     rates: tuple
     score: float
+    exact_rates: tuple = ()
 
 
 def _totals(counts, at):
@@ -383,27 +160,38 @@ def _totals(counts, at):
 
 @lru_cache(maxsize=1 << 12)  # pairs repeat the same count patterns (e.g. all missed and spurious)
 def _pair_rates(counts):
-    """Per group and scheme, nervaluate's P and R, then the script's F1; the int 0 where a denominator is 0."""
+    """(rates, exact rates, score) of a pair's counts. Rates: per group and scheme, nervaluate's P and R,
+    then the script's F1; the int 0 where a denominator is 0."""
     rates = []
     for at in range(0, len(counts), 5):
         possible, actual, matched = _totals(counts, at)
         precision = matched / actual if actual > 0 else 0
         recall = matched / possible if possible > 0 else 0
         rates += (precision, recall, 2 * precision * recall / (precision + recall) if precision + recall != 0 else 0)
-    return tuple(rates)
+    # statistics.mean of the four F1s is exactly rounded; fsum / 4 is the same float.
+    return tuple(rates), tuple(map(_exact, rates)), math.fsum(rates[2:12:3]) / 4
 
 
-@lru_cache(maxsize=1 << 13)  # hits are mostly within an entry (padding); ~1 kB per pair
+@lru_cache(maxsize=1 << 15)  # pairs recur within an entry (padding) and across entries; ~0.2 kB each
 def pair_result(ref, cand):
     """Score one pair of *normalised* triple strings ('' = padding)."""
-    counts = tuple(_count(*_pair_spans(ref, cand)))
-    rates = _pair_rates(counts)
-    # statistics.mean of the four F1s is exactly rounded; fsum / 4 is the same float.
-    return PairResult(counts, rates, math.fsum(rates[2:12:3]) / 4)
+    ref_elements, cand_elements = _elements(ref, cand)
+    counts = kernel.pair_counts(list(map(_element_tokens, ref_elements)), list(map(_element_tokens, cand_elements)))
+    if counts is None:
+        raise _OfficialCrash("repeated tokens make the official word alignment crash (TypeError in nonrefwords)")
+    rates, exact_rates, score = _pair_rates(counts)
+    return PairResult(counts, rates, score, exact_rates)
+
+
+def clear_caches():
+    """Forgets every memo of this scorer (for timing it from cold, as a fresh process runs it)."""
+    for cache in (normalise, _parts, _element_tokens, _triple_tokens, _cell_sizes, _quirks_met, pair_result,
+                  _pair_rates, _exact):
+        cache.cache_clear()
+    kernel.clear_memo()
 
 
 # -- 6. The assignment: the first permutation (lexicographic) with the largest float sum ------
-_EPS = 1e-9
 _SMALL = 5  # up to 5! = 120 permutations the official loop itself is the cheapest exact method
 
 
@@ -422,14 +210,7 @@ def search_states(scores):
 
 def official_assignment(scores):
     """The official loop: permutations in lexicographic order, float sums in row order, strict `>`."""
-    best_sum, best = None, ()
-    for perm in itertools.permutations(range(len(scores))):
-        total = 0
-        for row, column in zip(scores, perm):
-            total += row[column]
-        if best_sum is None or total > best_sum:
-            best_sum, best = total, perm
-    return best
+    return kernel.official_assignment(_rows(scores))
 
 
 def search_assignment(scores):
@@ -438,8 +219,8 @@ def search_assignment(scores):
     accepted only if its float sum (in the official order) is > the best so far: unpruned, that *is*
     the official loop. Why each cut never removes the answer:
     - h(used), the optimum of the remaining rows over the unused columns (a memoised DP), is within
-      _EPS of the float sums (k values in [0, 1] round by at most k^2 * 2^-53), so a prefix with float
-      sum p and p + h(used) + _EPS < max(best, h(nothing) - _EPS) holds no optimal permutation.
+      EPS of the float sums (k values in [0, 1] round by at most k^2 * 2^-53), so a prefix with float
+      sum p and p + h(used) + EPS < max(best, h(nothing) - EPS) holds no optimal permutation.
     - Of unused columns equal in every row only the first is tried: a permutation using a later one
       first has an earlier twin with the same values in the same order, hence the same float sum.
     - A repeated state (used columns, float prefix sum) is skipped: its completions have twins, with
@@ -447,48 +228,12 @@ def search_assignment(scores):
     - When h(used) == 0 every completion adds zeros: the first (unused columns in order) is taken.
     The DP has at most 2^(distinct columns) x prod(#copies + 1) states (`search_states`).
     """
-    k = len(scores)
-    columns = list(zip(*scores))
-    earlier_twins = [sum(1 << i for i in range(j) if columns[i] == columns[j]) for j in range(k)]
-    same_rows_from = [all(row == scores[-1] for row in scores[d:]) for d in range(k)]  # then h is a plain sum
+    return kernel.search_assignment(_rows(scores))
 
-    def choices(used):
-        return [j for j in range(k) if not used >> j & 1 and used & earlier_twins[j] == earlier_twins[j]]
 
-    @lru_cache(maxsize=None)
-    def h(used):
-        row = bin(used).count("1")
-        if row == k:
-            return 0.0
-        if same_rows_from[row]:
-            return sum(scores[row][j] for j in range(k) if not used >> j & 1)
-        return max(scores[row][j] + h(used | 1 << j) for j in choices(used))
-
-    floor = h(0) - _EPS
-    best_sum, best = -1.0, None
-    seen = set()
-
-    def search(used, partial, prefix):
-        nonlocal best_sum, best
-        if len(prefix) == k:
-            if partial > best_sum:
-                best_sum, best = partial, prefix
-            return
-        if (used, partial) in seen:
-            return
-        seen.add((used, partial))
-        rest = h(used)
-        if partial + rest + _EPS < max(best_sum, floor):
-            return
-        if rest == 0:
-            search((1 << k) - 1, partial, prefix + tuple(j for j in range(k) if not used >> j & 1))
-            return
-        row = scores[len(prefix)]
-        for j in choices(used):
-            search(used | 1 << j, partial + row[j], prefix + (j,))
-
-    search(0, 0, ())
-    return best
+def _rows(scores):
+    """The scores as the kernel takes them: a list of lists of floats."""
+    return [[float(score) for score in row] for row in scores]
 
 
 # -- 7. Per-entry statistics and the corpus aggregate -----------------------------------------
@@ -557,10 +302,16 @@ def _check_list(triples, side, example):
                          "(a limit of this scorer: the official script would try k! assignments)", side, example=example)
 
 
+@lru_cache(maxsize=1 << 14)
+def _triple_tokens(triple):
+    """`_element_tokens` of the (at most three) elements of a normalised triple."""
+    return tuple(map(_element_tokens, _parts(triple)[:3]))
+
+
 def _check_elements(normalised, side, example):
     for i, triple in enumerate(normalised):
-        for name, element in zip(("subject", "predicate", "object"), triple.split(" | ")[:3]):
-            n_tokens = len(_element_tokens(element)[_CAND])
+        for name, tokens in zip(("subject", "predicate", "object"), _triple_tokens(triple)):
+            n_tokens = len(tokens[_CAND])
             if n_tokens > MAX_ELEMENT_TOKENS:
                 raise EntryError(f"the {name} of {side} triple {i} has {n_tokens} tokens; "
                                  f"expected at most {MAX_ELEMENT_TOKENS} (a limit of this scorer)", side, i, example)
@@ -572,6 +323,12 @@ def check_entry(references, candidates, example=None):
     _check_list(references, "reference", example)
     _check_list(candidates, "candidate", example)
     refs, cands = [normalise(t) for t in references], [normalise(t) for t in candidates]
+    _check_normalised(refs, cands, example)
+    return refs, cands
+
+
+def _check_normalised(refs, cands, example):
+    """`check_entry`'s limits on the normalised triples of lists already checked."""
     _check_elements(refs, "reference", example)
     _check_elements(cands, "candidate", example)
     distinct_refs = len(set(refs) | ({""} if len(cands) > len(refs) else set()))  # padding included
@@ -580,7 +337,6 @@ def check_entry(references, candidates, example=None):
         raise EntryError(f"{distinct_refs} distinct reference x {distinct_cands} distinct candidate "
                          f"triples (padding included) make {distinct_refs * distinct_cands} pairs to score; expected "
                          f"at most {MAX_PAIRS} (a limit of this scorer)", example=example)
-    return refs, cands
 
 
 def tokenizing_cost(references, candidates, seen, example=None):
@@ -588,9 +344,13 @@ def tokenizing_cost(references, candidates, seen, example=None):
     characters alone; `TypeError`/`EntryError` for what is not a list of strings within the limits."""
     _check_list(references, "reference", example)
     _check_list(candidates, "candidate", example)
+    return _tokenizing_units(map(normalise, itertools.chain(references, candidates)), seen)
+
+
+def _tokenizing_units(normalised, seen):
     units = 0
-    for triple in itertools.chain(references, candidates):
-        for element in set(normalise(triple).split(" | ")[:3]) - seen:
+    for triple in normalised:
+        for element in set(_parts(triple)[:3]) - seen:
             seen.add(element)
             units += COST_CHAR * len(element) + COST_SENTENCE_MARK * sum(map(element.count, ".?!"))
     return units
@@ -600,19 +360,36 @@ def scoring_cost(references, candidates, example=None):
     """Work units to score one entry (its elements are tokenized here: count `tokenizing_cost` first):
     the pair matrix, each distinct pair and its word-alignment cells, and the search's state bound
     (identical references share columns; an entry beyond `MAX_SEARCH_STATES` is refused before its search)."""
-    refs, cands = check_entry(references, candidates, example)
+    return _scoring_units(*check_entry(references, candidates, example))
+
+
+def _scoring_units(refs, cands):
     k = max(len(refs), len(cands))
     padded_refs = Counter(refs + [""] * (k - len(refs)))
-    pairs = list(itertools.product(padded_refs, set(cands + [""] * (k - len(cands)))))
-    cells = sum(_cells(ref, cand) for ref, cand in pairs)
+    distinct_cands = set(cands + [""] * (k - len(cands)))
+    n_pairs = len(padded_refs) * len(distinct_cands)
     states = math.prod(copies + 1 for copies in padded_refs.values())
     search = math.factorial(k) if k <= _SMALL else min(states, MAX_SEARCH_STATES)
-    return COST_ENTRY + COST_SLOT * k * k + COST_PAIR * len(pairs) + cells + COST_STATE * k * search
+    return (COST_ENTRY + COST_SLOT * k * k + COST_PAIR * n_pairs + _cells(padded_refs, distinct_cands)
+            + COST_STATE * k * search)
 
 
-def _cells(ref, cand):
-    sizes = [[len(_element_tokens(element)[_CAND]) + 1 for element in triple.split(" | ")[:3]] for triple in (ref, cand)]
-    return sum(a * b for a, b in itertools.zip_longest(*sizes, fillvalue=1))
+def _cells(refs, cands):
+    """The word-alignment cells of every (reference, candidate) pair of these distinct triples: per element
+    position, (its tokens + 1) x (the other's tokens + 1), a missing element counting 1, over the positions of
+    the longer triple. Summed per position over each side rather than pair by pair: with both triples padded
+    to three elements by 1s, a pair's sum is its cells plus 1 for each position neither triple has."""
+    ref_sizes, cand_sizes = [_cell_sizes(t) for t in refs], [_cell_sizes(t) for t in cands]
+    padded = sum(sum(sizes[i] for sizes in ref_sizes) * sum(sizes[i] for sizes in cand_sizes) for i in range(3))
+    ref_lengths, cand_lengths = Counter(sizes[3] for sizes in ref_sizes), Counter(sizes[3] for sizes in cand_sizes)
+    return padded - sum(n * m * (3 - max(a, b)) for a, n in ref_lengths.items() for b, m in cand_lengths.items())
+
+
+@lru_cache(maxsize=1 << 14)
+def _cell_sizes(triple):
+    """(tokens + 1 of each element, padded to three by 1s; the number of elements) of a normalised triple."""
+    sizes = [len(tokens[_CAND]) + 1 for tokens in _triple_tokens(triple)]
+    return (*sizes, *[1] * (3 - len(sizes)), len(sizes))
 
 
 def check_cost(references_per_entry, candidates_per_entry, limit=MAX_COST, located=None):
@@ -620,13 +397,23 @@ def check_cost(references_per_entry, candidates_per_entry, limit=MAX_COST, locat
     `EntryError` naming the example where the running total passes `limit`. Returns the total.
     `located(index, err)`, when given, makes the error raised for entry `index` from an `EntryError`
     without "example N: " (side "entries" for the running total): a file reader names the line."""
-    seen, total = set(), 0
+    return checked_entries(references_per_entry, candidates_per_entry, limit, located)[0]
+
+
+def checked_entries(references_per_entry, candidates_per_entry, limit=MAX_COST, located=None):
+    """(`check_cost`'s total, per entry its normalised (references, candidates)): every entry checked as
+    `check_entry` checks it, so that `scored_entry` can score it without checking it again."""
+    seen, total, checked = set(), 0, []
     for index, (references, candidates) in enumerate(zip(references_per_entry, candidates_per_entry)):
         example = None if located else index
-        try:
-            total += tokenizing_cost(references, candidates, seen, example)
+        try:  # tokenizing_cost, then scoring_cost, with the lists checked and normalised once
+            _check_list(references, "reference", example)
+            _check_list(candidates, "candidate", example)
+            refs, cands = [normalise(t) for t in references], [normalise(t) for t in candidates]
+            total += _tokenizing_units(itertools.chain(refs, cands), seen)
             if total <= limit:  # (tokenizing is what the first count bounds)
-                total += scoring_cost(references, candidates, example)
+                _check_normalised(refs, cands, example)
+                total += _scoring_units(refs, cands)
             if total > limit:
                 raise EntryError(f"entries 0 to {index} need {total:,} work units to score; expected "
                                  f"at most {limit:,} at once (a limit of this scorer, a few seconds of work; split "
@@ -635,7 +422,8 @@ def check_cost(references_per_entry, candidates_per_entry, limit=MAX_COST, locat
             if located:
                 raise located(index, err) from None
             raise
-    return total
+        checked.append((refs, cands))
+    return total, checked
 
 
 def quirks(references, candidates, refs, cands):
@@ -646,9 +434,10 @@ def quirks(references, candidates, refs, cands):
                  for i, triple in enumerate(normalised) for what in _quirks_met(side, triple, bool(refs)))
 
 
+@lru_cache(maxsize=1 << 14)
 def _quirks_met(side, triple, has_references):
     """What `quirks` reports of one normalised triple, each as the end of "<side> triple <i> <text> has ..."."""
-    parts, met = len(triple.split(" | ")), []
+    parts, met = len(_parts(triple)), []
     if parts == 1 and side == "reference":
         met.append("no ' | ' separator: it counts as padding")
     elif parts == 1 and has_references:
@@ -659,12 +448,12 @@ def _quirks_met(side, triple, has_references):
     if parts > 3:
         met.append(f"{parts} ' | '-separated parts: the parts beyond the third are ignored where it is scored "
                    "against a real triple")
-    return met
+    return tuple(met)
 
 
 def _unmatchable(triple):
     """A candidate element holding a token the reference side drops (the quote asymmetry)."""
-    return any(tokens[_REF] != tokens[_CAND] for tokens in map(_element_tokens, triple.split(" | ")[:3]))
+    return any(tokens[_REF] != tokens[_CAND] for tokens in _triple_tokens(triple))
 
 
 def _pair_matrix(references, candidates, refs, cands, example):
@@ -687,15 +476,17 @@ def _pair_matrix(references, candidates, refs, cands, example):
     return matrix
 
 
-def _column_sums(rows, width, value):
-    """Per column, the sum of `value(x)` over the rows (zeros when there is no row)."""
-    return tuple(sum(map(value, column)) for column in zip(*rows)) if rows else (0,) * width
-
-
 def entry_stats(references: Sequence, candidates: Sequence, example: int | None = None) -> ItemStats:
     """Score one entry. `references` and `candidates` are lists of "subject | predicate | object"
     strings (raw, as in the XML); `example` (its index) names it in error messages."""
     refs, cands = check_entry(references, candidates, example)
+    return scored_entry(references, candidates, refs, cands, example)
+
+
+def scored_entry(references: Sequence, candidates: Sequence, refs: list, cands: list,
+                 example: int | None = None) -> ItemStats:
+    """`entry_stats` of an entry already checked: `refs` and `cands` are its normalised triples, as
+    `check_entry` or `checked_entries` return them."""
     matrix = _pair_matrix(references, candidates, refs, cands, example)
     scores = [[pair.score for pair in row] for row in matrix]
     states = search_states(scores)
@@ -709,8 +500,8 @@ def entry_stats(references: Sequence, candidates: Sequence, example: int | None 
         n_references=len(references),
         n_candidates=len(candidates),
         assignment=assignment,
-        counts=_column_sums([pair.counts for pair in selected], _N_COUNTS, int),
-        rate_sums=_column_sums([pair.rates for pair in selected], _N_RATES, _exact),
+        counts=kernel.column_sums([pair.counts for pair in selected], _N_COUNTS),
+        rate_sums=kernel.column_sums([pair.exact_rates for pair in selected], _N_RATES),
         references=frozenset(t.lower() for t in references),
         candidates=frozenset(t.lower() for t in candidates),
         warnings=quirks(references, candidates, refs, cands),
