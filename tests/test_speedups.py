@@ -14,11 +14,15 @@
   and then, through `file_stats`, the same statistics, warnings or error.
 - TSVer: `kernel` (a plain gold or prediction line parsed and checked in one pass) against the checked path
   (`parse_json`, `check_gold`, `_prediction`) on random lines and files with odd values and odd JSON text: the
-  same record, aligned predictions and warnings, or the same error; `series_iou` against sets of years.
+  same record, aligned predictions and warnings, or the same error; `series_iou` against sets of years; the
+  command's sums (`summarize`, `kernel.claim_rows`) against `score`'s ItemStats: the same result, or `score`'s.
+- WebNLG: the cost's alignment cells counted per distinct triple against the pair-by-pair sum; `checked_entries`
+  against `check_cost` and `check_entry`; the kernel's column sums.
 """
 
 import json
 import math
+import re
 import warnings
 
 import datasets
@@ -1150,3 +1154,204 @@ def test_tsver_plain_example_with_one_odd_value(side, key, value):
     assert not kernel.plain_example(prediction, reference)
     with pytest.raises(ValueError, match="example 0"):
         scoring.check_example(prediction, reference, 0)
+
+
+# -- TSVer: the command's sums (`scoring.summarize`, `kernel.claim_rows`) against `score`'s ItemStats ----------
+TSVER_LABELS = ["Supported", "Cherry-Picking/Conflicting Evidence", "Refuted", "Not Enough Evidence"]
+TSVER_VERDICTS = st.sampled_from(TSVER_LABELS + ["supported.", "REFUTED", "conflicting", "not enough info", "error",
+                                                 "Error", "", "  ", "banana", "x" * 120]) | st.text(max_size=6)
+TSVER_SERIES = st.dictionaries(
+    st.sampled_from("abcd"),
+    st.lists(st.builds(lambda a, d: {"from": a, "to": max(-2**31, min(a + d, 2**31 - 1))},
+                       st.integers(1990, 2010) | st.sampled_from([-2**31, 2**31 - 1]),
+                       st.integers(-3, 6)), max_size=3), max_size=4)
+TSVER_CLAIMS = st.lists(st.tuples(st.sampled_from(["c1", "c2", "c3", "c4", "c5", "c6"]), st.sampled_from(TSVER_LABELS),
+                                  TSVER_SERIES, st.none() | st.tuples(TSVER_VERDICTS, st.none() | TSVER_SERIES)),
+                        min_size=1, max_size=25)
+
+
+def _tsver_claims(drawn):
+    gold = [{"Claim": claim, "Verdict": verdict, "TimeSeries": series, "Justifications": []}
+            for claim, verdict, series, _ in drawn]
+    predictions = [None if p is None else {"verdict": p[0], "explanation": None, "ranges": p[1]} for *_, p in drawn]
+    return gold, predictions
+
+
+def _same_result(got, want):
+    """Equal values of the same types, keys in the same order, warnings of the same kinds."""
+    assert _typed(got) == _typed(want)
+    assert [w.kind for w in got["warnings"]] == [w.kind for w in want["warnings"]]
+
+
+@settings(max_examples=500, deadline=None)
+@given(TSVER_CLAIMS, st.booleans(), st.sampled_from(["tsver", "paper"]), st.none() | st.just("p.jsonl"))
+def test_tsver_summarize_is_score_without_item_stats(drawn, strict, aggregation, source):
+    """The command's sums give `score`'s result: every number and type (an int 0 where it gives one), the
+    confusion matrix, the warnings (kinds, texts, order) and the signature, in the same key order."""
+    from benchscore.tsver import files, scoring
+
+    gold, predictions = _tsver_claims(drawn)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = scoring.score(gold, predictions, strict=strict, ev2r_aggregation=aggregation, source=source)
+        _same_result(scoring.summarize(gold, predictions, strict, aggregation, source), want)
+        _same_result(files.score(gold, predictions, None, strict, aggregation, source=source), want)
+
+
+def test_tsver_summarize_of_records_the_kernel_does_not_take():
+    """A numpy year, a range with another key, an unlabelled gold verdict or one prediction too few: the kernel
+    says no, and `score` gives the result or the error."""
+    import numpy as np
+
+    from benchscore.tsver import kernel, scoring
+
+    gold, predictions = _tsver_claims([("c", "Refuted", {"a": [{"from": 1990, "to": 1995}]},
+                                        ("refuted", {"a": [{"from": 1992, "to": 1999}]}))] * 3)
+    assert kernel.claim_rows(gold, predictions, scoring.verdict_outcome) is not None
+    odd = [("gold", "TimeSeries", {"a": [{"from": np.int64(1990), "to": 1995}]}),
+           ("gold", "TimeSeries", {"a": [{"from": 1990, "to": 1995, "note": "x"}]}),
+           ("prediction", "ranges", {"a": [{"from": 1992.0, "to": 1999}]}),
+           ("prediction", "verdict", None), ("gold", "Verdict", "refuted")]
+    for side, key, value in odd:
+        g, p = _tsver_claims([("c", "Refuted", {"a": [{"from": 1990, "to": 1995}]},
+                               ("refuted", {"a": [{"from": 1992, "to": 1999}]}))] * 3)
+        (g if side == "gold" else p)[1][key] = value
+        assert kernel.claim_rows(g, p, scoring.verdict_outcome) is None, (side, key)
+        try:
+            want = scoring.score(g, p)
+        except (TypeError, ValueError) as err:
+            with pytest.raises(type(err), match="^" + re.escape(str(err)) + "$"):
+                scoring.summarize(g, p)
+        else:
+            _same_result(scoring.summarize(g, p), want)
+    with pytest.raises(ValueError, match="2 predictions for 3 gold claims"):
+        scoring.summarize(gold, predictions[:2])
+
+
+@pytest.mark.parametrize("gold, predictions", [("tsver_test.jsonl", "pred_test_gold.jsonl"),
+                                               ("tsver_test.jsonl", "pred_test_wrong_verdict.jsonl"),
+                                               ("tsver_dev.jsonl", "pred_dev_perturbed_seed12345.jsonl")])
+def test_tsver_command_sums_the_official_files_as_score(gold, predictions):
+    """On the official files the kernel takes every claim (the sums are not a no-op) and gives `score`'s result."""
+    from benchscore.tsver import files, kernel, scoring
+    from conftest import shared_path
+
+    data = shared_path("data", "tsver")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        records = files.read_references(data / gold)
+        aligned = files.read_predictions(data / "predictions" / predictions, [g["Claim"] for g in records])
+        assert kernel.claim_rows(records, aligned, scoring.verdict_outcome) is not None
+        for strict in (False, True):
+            _same_result(scoring.summarize(records, aligned, strict), scoring.score(records, aligned, strict=strict))
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.tuples(st.integers(-3, 6) | st.sampled_from([-2**31, 2**31 - 1]), st.integers(-3, 6)), max_size=3),
+       st.lists(st.tuples(st.integers(-3, 6) | st.sampled_from([-2**31, 2**31 - 1]), st.integers(-3, 6)), max_size=3))
+def test_tsver_year_counts_are_the_spans_counts(gold, predicted):
+    """`year_counts` (one range a side counted directly) gives the span lists' intersection and union."""
+    from benchscore.tsver import kernel
+
+    def ranges(pairs):
+        return [{"from": a, "to": min(a + d, 2**31 - 1)} for a, d in pairs]
+
+    a, b = kernel.year_spans(ranges(gold)), kernel.year_spans(ranges(predicted))
+    common = kernel.common_count(a, b)
+    assert kernel.year_counts(ranges(gold), ranges(predicted)) == (common, kernel.span_count(a) + kernel.span_count(b) - common)
+
+
+def test_tsver_kernel_statuses_are_scorings():
+    from benchscore.tsver import kernel, scoring
+
+    assert (kernel.OK, kernel.MISSING) == (scoring.OK, scoring.MISSING)
+
+
+@settings(max_examples=40, deadline=None)
+@given(TSVER_CLAIMS)
+def test_tsver_compute_sums_as_with_per_claim_statistics(drawn):
+    """evaluate's `compute` without per-claim output sums as the command does; with `return_per_claim` it keeps
+    ItemStats: the same numbers either way, and `score`'s."""
+    from benchscore.tsver import loader, scoring
+    from conftest import load_metric
+
+    gold, predictions = _tsver_claims(drawn)
+    references = [loader.reference(g) for g in gold]
+    examples = [loader.prediction(p) if p is not None else {"verdict": None, "explanation": None, "time_series": None}
+                for p in predictions]
+    metric = _tsver_metric(load_metric)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        summed = metric.compute(predictions=examples, references=references)
+        kept = metric.compute(predictions=examples, references=references, return_per_claim=True)
+        want = scoring.score(gold, [None if p is None else {**p, "ranges": p["ranges"] or None} for p in predictions])
+    assert len(kept.pop("per_claim")) == len(gold)
+    _same_result(summed, kept)
+    assert {k: v for k, v in summed.items() if k != "warnings"} == {k: v for k, v in want.items() if k != "warnings"}
+
+
+_TSVER_METRIC = []
+
+
+def _tsver_metric(load_metric):
+    if not _TSVER_METRIC:
+        _TSVER_METRIC.append(load_metric("tsver"))
+    return _TSVER_METRIC[0]
+
+
+# -- WebNLG: the cost's cells counted per distinct triple, the kernel's column sums -----------------------
+WEBNLG_TRIPLES = st.lists(st.lists(st.sampled_from(["", "a", "b c", "d e f", '"g"', "h.i"]), min_size=1, max_size=4)
+                          .map(" | ".join), min_size=1, max_size=6, unique=True)
+
+
+@settings(max_examples=500, deadline=None)
+@given(WEBNLG_TRIPLES, WEBNLG_TRIPLES)
+def test_webnlg_cost_cells_are_the_pair_by_pair_sum(refs, cands):
+    """`_cells` sums per element position over each side; pair by pair it is (tokens + 1) x (tokens + 1) per
+    position of the longer triple, a missing element counting 1."""
+    import itertools
+
+    from benchscore.webnlg_rdf import scoring
+
+    def sizes(triple):
+        return [len(scoring._element_tokens(element)[1]) + 1 for element in triple.split(" | ")[:3]]
+
+    want = sum(a * b for ref in refs for cand in cands
+               for a, b in itertools.zip_longest(sizes(ref), sizes(cand), fillvalue=1))
+    assert scoring._cells(refs, cands) == want
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 2**1080), min_size=5, max_size=5), max_size=6))
+def test_webnlg_column_sums(rows):
+    from benchscore.webnlg_rdf import kernel
+
+    assert kernel.column_sums([tuple(row) for row in rows], 5) == tuple(map(sum, zip(*rows))) if rows else (0,) * 5
+
+
+WEBNLG_ENTRY = st.lists(st.lists(st.sampled_from(["", "a", "b c", "a a", '"g"', "h.i"]), min_size=1, max_size=4)
+                        .map(" | ".join), max_size=5)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(WEBNLG_ENTRY, WEBNLG_ENTRY), min_size=1, max_size=4))
+def test_webnlg_checked_entries_are_check_cost_and_check_entry(entries):
+    """`checked_entries` (each entry checked and normalised once) gives `tokenizing_cost` + `scoring_cost`'s total
+    and `check_entry`'s normalised triples, and `scored_entry` of them is `entry_stats` (or its error)."""
+    from benchscore.webnlg_rdf import scoring
+
+    def outcome(score, *args):
+        try:
+            return score(*args)
+        except ValueError as err:
+            return str(err)
+
+    references, candidates = [r for r, _ in entries], [c for _, c in entries]
+    seen, want = set(), 0
+    for refs, cands in entries:
+        want += scoring.tokenizing_cost(refs, cands, seen) + scoring.scoring_cost(refs, cands)
+    total, checked = scoring.checked_entries(references, candidates)
+    assert total == want == scoring.check_cost(references, candidates)
+    assert checked == [scoring.check_entry(refs, cands) for refs, cands in entries]
+    for (refs, cands), normalised in zip(entries, checked):
+        assert outcome(scoring.scored_entry, refs, cands, *normalised) == outcome(scoring.entry_stats, refs, cands)

@@ -90,7 +90,7 @@ def score(gold: Sequence, predictions: Sequence, judge: Any = None, strict: bool
         file_records = [response for _, _, response in lines]
         judge = ev2r.RecordedJudge(ev2r.read_recorded(judge, lines))
     if judge is None:
-        return scoring.score(gold, predictions, None, strict, ev2r_aggregation, "none", per_claim, source)
+        return _unjudged(gold, predictions, strict, ev2r_aggregation, per_claim, source)
     run = ev2r.judge_claims(ev2r.as_judge(judge), ev2r.claims_to_judge(gold, predictions), len(gold))
     if judged is not None:
         judged.append(run)
@@ -105,6 +105,14 @@ def score(gold: Sequence, predictions: Sequence, judge: Any = None, strict: bool
     if file_records is not None and ev2r_aggregation == "tsver":
         result = scoring.file_ev2r(result, file_records)
     return result
+
+
+def _unjudged(gold, predictions, strict, ev2r_aggregation, per_claim, source):
+    """`score` without a judge: summed without an ItemStats per claim unless they are asked for."""
+    scoring.check_flag(per_claim, "per_claim")
+    if per_claim:
+        return scoring.score(gold, predictions, None, strict, ev2r_aggregation, "none", per_claim, source)
+    return scoring.summarize(gold, predictions, strict, ev2r_aggregation, source)
 
 
 def check_outputs(gold_file, predictions_path, write_ev2r=None, report=None, judge=None):

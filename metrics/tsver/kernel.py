@@ -169,14 +169,26 @@ def series_iou(gold_series: Any, predicted_series: Any, matched: list) -> dict:
     years the gold and the predicted ranges cover (0 where both cover none)."""
     series: dict = {}
     for s in matched:
-        gold, predicted = year_spans(gold_series[s]), year_spans(predicted_series[s])
-        intersection = common_count(gold, predicted)
-        union = span_count(gold) + span_count(predicted) - intersection
+        intersection, union = year_counts(gold_series[s], predicted_series[s])
         iou: Any = 0  # an int 0, as the official scorer writes it
         if union:
             iou = intersection / union
         series[s] = {"iou": iou, "intersection": intersection, "union": union}
     return series
+
+
+def year_counts(gold_ranges: Any, predicted_ranges: Any) -> tuple[int, int]:
+    """(|A ∩ B|, |A ∪ B|) of the years two lists of ranges cover."""
+    if len(gold_ranges) == 1 and len(predicted_ranges) == 1:  # most series: one range a side, no list built
+        g, p = gold_ranges[0], predicted_ranges[0]
+        g_from, g_to, p_from, p_to = int(g["from"]), int(g["to"]), int(p["from"]), int(p["to"])
+        g_count, p_count = max(g_to - g_from + 1, 0), max(p_to - p_from + 1, 0)  # from > to covers no year
+        common = min(g_to, p_to) - max(g_from, p_from) + 1 if g_count and p_count else 0
+        intersection = max(common, 0)
+        return intersection, g_count + p_count - intersection
+    gold, predicted = year_spans(gold_ranges), year_spans(predicted_ranges)
+    intersection = common_count(gold, predicted)
+    return intersection, span_count(gold) + span_count(predicted) - intersection
 
 
 def year_spans(ranges: Any) -> list[list[int]]:
@@ -225,3 +237,95 @@ def has_inverted(series: Any) -> bool:
             if r["from"] > r["to"]:
                 return True
     return False
+
+
+# The corpus numbers of checked claims without a per-claim record: what `scoring.summarize` aggregates.
+
+OK: Final = "ok"  # scoring's statuses (a test keeps them equal)
+MISSING: Final = "missing"
+
+
+class ClaimRows:
+    """Per claim, in order, the values `scoring`'s aggregation reads: the verdict outcome (status, gold and
+    matched label, correct, a matched blank verdict), the TSCS terms and a predicted range with from > to."""
+
+    def __init__(self) -> None:
+        self.status: list[str] = []
+        self.gold: list[str] = []
+        self.label: list[Any] = []
+        self.correct: list[bool] = []
+        self.blank_verdict: list[bool] = []
+        self.tscs: list[Any] = []
+        self.iou: list[Any] = []
+        self.precision: list[Any] = []
+        self.recall: list[Any] = []
+        self.f1: list[Any] = []
+        self.inverted: list[bool] = []
+
+    def add(self, status: str, gold: str, label: Any, correct: bool, blank_verdict: bool,
+            terms: tuple[Any, Any, Any, Any, Any], inverted: bool) -> None:
+        self.status.append(status)
+        self.gold.append(gold)
+        self.label.append(label)
+        self.correct.append(correct)
+        self.blank_verdict.append(blank_verdict)
+        self.tscs.append(terms[0])
+        self.iou.append(terms[1])
+        self.precision.append(terms[2])
+        self.recall.append(terms[3])
+        self.f1.append(terms[4])
+        self.inverted.append(inverted)
+
+
+def claim_rows(gold: list, predictions: list, outcome: Any) -> ClaimRows | None:
+    """The `ClaimRows` of gold records and their aligned predictions (None or {"verdict", "ranges", ...}),
+    `outcome(verdict)` giving (status, matched label) as `scoring.verdict_outcome`; None where a record is
+    not plainly what the checked path passes (a gold verdict that is no label, series not `plain_series`):
+    the checked path words the error, or takes what it takes and this does not (numpy years, say)."""
+    rows = ClaimRows()
+    for i in range(len(gold)):
+        record, prediction = gold[i], predictions[i]
+        if not _plain_claim(record, prediction):
+            return None
+        gold_verdict: str = record["Verdict"]
+        verdict: Any = None if prediction is None else prediction["verdict"]
+        ranges = None if prediction is None else prediction["ranges"]
+        status, label = outcome(verdict)
+        rows.add(status, gold_verdict, label, status == OK and label == gold_verdict,
+                 status == OK and not verdict.strip(), coverage_terms(record["TimeSeries"], ranges),
+                 has_inverted(ranges))
+    return rows
+
+
+def _plain_claim(record: Any, prediction: Any) -> bool:
+    if type(record) is not dict or type(record.get("Verdict")) is not str or record["Verdict"] not in LABELS:
+        return False
+    if not plain_series(record.get("TimeSeries")):
+        return False
+    if prediction is None:
+        return True
+    if type(prediction) is not dict or type(prediction.get("verdict")) is not str:
+        return False
+    ranges = prediction.get("ranges", 0)
+    return ranges is None or plain_series(ranges)
+
+
+def coverage_terms(gold_series: Any, predicted_series: Any) -> tuple[Any, Any, Any, Any, Any]:
+    """`scoring.coverage`'s (tscs, iou, precision, recall, f1), the same values (an int 0 where it gives one),
+    without the per-series record."""
+    if not gold_series or not predicted_series:
+        return 0, 0, 0, 0, 0
+    ious: list[Any] = []
+    for s in predicted_series:
+        if s in gold_series:
+            intersection, union = year_counts(gold_series[s], predicted_series[s])
+            ious.append(intersection / union if union else 0)
+    precision: Any = len(ious) / len(predicted_series)
+    recall: Any = len(ious) / len(gold_series)
+    f1: Any = 0
+    if precision + recall > 0:
+        f1 = 2 * precision * recall / (precision + recall)
+    iou: Any = 0
+    if ious:
+        iou = sum(ious) / len(ious)  # Python's own sum of a list, as `coverage` sums (its float rules per version)
+    return f1 * iou, iou, precision, recall, f1

@@ -8,6 +8,7 @@ included (the card lists them); every departure is a named option that enters `s
 
 import dataclasses
 import functools
+import itertools
 import math
 import warnings
 from collections import Counter
@@ -357,12 +358,9 @@ def ev2r_aggregate(records, aggregation="tsver"):
     return {"precision": _mean(ps), "recall": _mean(rs), "f1": _mean([_f1(p, r) for p, r in zip(ps, rs)])}
 
 
-def _confusion(stats):
-    confusion = [[0] * len(LABELS) for _ in LABELS]
-    for s in stats:
-        if s.status == OK:
-            confusion[LABELS.index(s.gold)][LABELS.index(s.label)] += 1
-    return confusion
+def _confusion(rows):
+    pairs = Counter(itertools.compress(zip(rows.gold, rows.label), (status == OK for status in rows.status)))
+    return [[pairs[gold, label] for label in LABELS] for gold in LABELS]
 
 
 def listed(items):
@@ -371,10 +369,11 @@ def listed(items):
 
 
 def _claim_warnings(stats, kinds):
-    """One `Note` per kind of claim found in `stats`: (kind, which claims, "... {n} ... {claims} ..."), naming them."""
+    """One `Note` per kind of claim found in `stats`: (kind, which claims, "... {n} ... {claims} ..."), naming them;
+    `which` takes `stats` and gives a flag per claim."""
     warnings = []
-    for kind, keep, text in kinds:
-        found = [i for i, s in enumerate(stats) if keep(s)]
+    for kind, which, text in kinds:
+        found = list(itertools.compress(itertools.count(), which(stats)))
         if found:
             warnings.append(Note(kind, text.format(n=len(found), claims=listed(found))))
     return warnings
@@ -387,20 +386,22 @@ def _over_supported(counts):
 
 
 # What the official rules do silently to some claims and changes a number: said once per kind.
+# (each kind's flags are read from the claims' rows: `kernel.ClaimRows`)
 VERDICT_WARNINGS = (
-    ("unmatched_verdicts", lambda s: s.status == UNMATCHED,
+    ("unmatched_verdicts", lambda rows: (status == UNMATCHED for status in rows.status),
      "{n} predicted verdict(s) match no label (claims {claims}); as the official scorer, they are left out of the "
      "verdict scores"),
-    ("empty_verdicts", lambda s: s.status == OK and not s.verdict.strip(),
+    ("empty_verdicts", lambda rows: rows.blank_verdict,
      "{n} predicted verdict(s) are empty (claims {claims}); as the official matcher, they count as 'Supported'"),
 )
-INVERTED_WARNINGS = (("inverted_ranges", lambda s: s.inverted_ranges,
+INVERTED_WARNINGS = (("inverted_ranges", lambda rows: rows.inverted,
                       "{n} claim(s) have a predicted range with from > to (claims {claims}); as the official scorer, "
                       "such a range covers no year (it lowers the IoU and TSCS)"),)
-EV2R_WARNINGS = (("ev2r_over_support", lambda s: s.ev2r is not None and _over_supported(s.ev2r),
+# (each kind's flags are read from the ItemStats)
+EV2R_WARNINGS = (("ev2r_over_support", lambda stats: (s.ev2r is not None and _over_supported(s.ev2r) for s in stats),
                   "{n} judged claim(s) have a support count above their facts count (claims {claims}); as the "
                   "official scorer, the counts are used as given, so an Ev2R rate can exceed 1"),
-                 ("ev2r_missing_keys", lambda s: s.ev2r is not None and s.ev2r_defaulted,
+                 ("ev2r_missing_keys", lambda stats: (s.ev2r is not None and bool(s.ev2r_defaulted) for s in stats),
                   "{n} judged claim(s) have an Ev2R record without some of the count keys (claims {claims}); as the "
                   "official scorer, a missing count is read as 0; expected the keys " + str(list(EV2R_KEYS))))
 
@@ -454,24 +455,43 @@ def aggregate(stats: Sequence[ItemStats], strict: bool = False, ev2r_aggregation
     check_aggregation(ev2r_aggregation)
     check_flag(strict, "strict")
     stats = check_item_stats(list(stats), ItemStats, "a tsver ItemStats")
-    counted, in_tscs = ([s for s in stats if counted_in(s, strict)[k]] for k in (0, 1))
-    statuses = Counter(s.status for s in stats)
+    result = aggregate_rows(rows_of(stats), strict)
+    warnings = result.pop("warnings")
+    ev2r, ev2r_warnings = _ev2r_part(stats, ev2r_aggregation)
+    result.update(ev2r)
+    result["warnings"] = warnings + ev2r_warnings
+    return result
+
+
+def rows_of(stats):
+    """The `kernel.ClaimRows` of checked ItemStats: what `aggregate_rows` reads of each claim."""
+    rows = kernel.ClaimRows()
+    for s in stats:
+        rows.add(s.status, s.gold, s.label, s.correct, s.status == OK and not s.verdict.strip(),
+                 (s.tscs, s.iou, s.precision, s.recall, s.f1), s.inverted_ranges)
+    return rows
+
+
+def aggregate_rows(rows, strict=False):
+    """`aggregate`'s numbers and warnings but Ev²R's, from the claims' rows (`kernel.ClaimRows`)."""
+    counted = [strict or status in (OK, ERROR) for status in rows.status]  # `counted_in`, per claim
+    in_tscs = [strict or status != MISSING for status in rows.status]
+    statuses = Counter(rows.status)
+    correct = list(itertools.compress(rows.correct, counted))
     result = {
-        "verdict_accuracy": _mean([float(s.correct) for s in counted]),
-        "verdict_macro_f1": _macro_f1([(s.gold, s.label) for s in counted]),
-        **{name: _mean([getattr(s, name) for s in in_tscs]) for name in TSCS_TERMS},
-        "n_claims": len(stats),
-        "n_scored": len(counted),
-        "n_in_tscs": len(in_tscs),
-        "n_correct": sum(s.correct for s in counted),
+        "verdict_accuracy": _mean(list(map(float, correct))),
+        "verdict_macro_f1": _macro_f1(list(itertools.compress(zip(rows.gold, rows.label), counted))),
+        **{name: _mean(list(itertools.compress(getattr(rows, name), in_tscs))) for name in TSCS_TERMS},
+        "n_claims": len(rows.status),
+        "n_scored": len(correct),
+        "n_in_tscs": sum(in_tscs),
+        "n_correct": sum(correct),
         "n_unmatched": statuses[UNMATCHED],
         "n_errors": statuses[ERROR],
         "n_missing": statuses[MISSING],
-        "confusion_matrix": _confusion(stats),
+        "confusion_matrix": _confusion(rows),
+        "warnings": _claim_warnings(rows, VERDICT_WARNINGS + INVERTED_WARNINGS),
     }
-    ev2r, ev2r_warnings = _ev2r_part(stats, ev2r_aggregation)
-    result.update(ev2r)
-    result["warnings"] = _claim_warnings(stats, VERDICT_WARNINGS + INVERTED_WARNINGS) + ev2r_warnings
     return result
 
 
@@ -533,13 +553,33 @@ def score(gold: Sequence, predictions: Sequence, ev2r: Any = None, strict: bool 
     `per_claim`, also the statistics; `source` (a file name) starts the warnings about predicted verdicts."""
     check_flag(per_claim, "per_claim")
     stats = item_stats(gold, predictions, ev2r)
-    result = aggregate(stats, strict=strict, ev2r_aggregation=ev2r_aggregation)
+    result = _signed(aggregate(stats, strict=strict, ev2r_aggregation=ev2r_aggregation), gold, strict,
+                     ev2r_aggregation, judge, source)
+    if per_claim:
+        result["per_claim"] = stats
+    return result
+
+
+def summarize(gold: Sequence, predictions: Sequence, strict: bool = False, ev2r_aggregation: str = "tsver",
+              source: str | None = None) -> dict:
+    """`score` without a judge and without per-claim statistics: the same result, summed from the kernel's
+    per-claim rows (`kernel.claim_rows`) instead of one `ItemStats` per claim (what a command over large
+    files pays for nothing). `gold`: checked records (`files.read_references`)."""
+    check_aggregation(ev2r_aggregation)
+    check_flag(strict, "strict")
+    rows = kernel.claim_rows(list(gold), list(predictions), verdict_outcome) if len(predictions) == len(gold) else None
+    if rows is None:  # not what the kernel takes: the checked path words the error
+        return score(gold, predictions, strict=strict, ev2r_aggregation=ev2r_aggregation, source=source)
+    return _signed(aggregate_rows(rows, strict), gold, strict, ev2r_aggregation, "none", source)
+
+
+def _signed(result, gold, strict, ev2r_aggregation, judge, source):
+    """`result` with the warning of a gold claim given twice first, the predicted-verdict warnings naming
+    `source`, and the signature."""
     verdicts = {kind for kind, _, _ in VERDICT_WARNINGS} if source else ()
     result["warnings"] = duplicate_claims_warning([g["Claim"] for g in gold]) + [
         w.reworded(f"{source}: {w}") if w.kind in verdicts else w for w in result["warnings"]]
     result["signature"] = signature(strict, ev2r_aggregation, judge)
-    if per_claim:
-        result["per_claim"] = stats
     return result
 
 

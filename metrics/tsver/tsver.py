@@ -134,8 +134,10 @@ class Tsver(metric.BenchscoreMetric):  # evaluate names the module after the cla
         if not predictions:
             raise ValueError("no examples to score; expected at least one claim")
         gold, aligned = zip(*map(scoring.from_example, predictions, references))
-        result = files.score(list(gold), list(aligned), ev2r_judge, strict, ev2r_aggregation, per_claim=True)
-        stats = result.pop("per_claim")
+        # Per-claim statistics only where they are returned or resampled (else summed as the command sums)
+        per_claim = return_per_claim or confidence is not None
+        result = files.score(list(gold), list(aligned), ev2r_judge, strict, ev2r_aggregation, per_claim=per_claim)
+        stats = result.pop("per_claim", None)
         if confidence is not None:
             add_confidence(result, stats, n_resamples, seed, confidence, strict, ev2r_aggregation)
         if return_per_claim:
