@@ -186,36 +186,47 @@ def _hit(triple: Triple, start: float, end: float, t_query: float, gold: set[Tri
 def evidence_codes(checked: Checked, evidence: Any, space: str) -> tuple[list[int], list[bool]] | None:
     """What the evaluate module stores of a question's plainly typed evidence (`checked`: its `checked_gold`):
     per item, the index of the gold triple it hits (-1: none) and whether it repeats an earlier item exactly
-    (what `dedup` drops); `coded_row` scores them under any `top_k` and `dedup`. None: take the checked path."""
+    (what `dedup` drops); `coded_row` scores them under any `top_k` and `dedup`. None: take the checked path.
+    As in `evidence_row`, a triple is built and looked up only for an item whose object is a gold or
+    other-space object (no other can be either)."""
     if not _is_list(evidence):
         return None
-    t_query, gold, other, _ = checked
+    t_query, gold, other, objects = checked
     s_key, r_key, o_key = SPACES[space]
     index = {triple: i for i, triple in enumerate(gold)}
     hits: list[int] = []
     repeats: list[bool] = []
-    seen: set[tuple[Triple, float, float]] = set()
+    seen: set[tuple[str, str, str, float, float]] = set()
     for item in evidence:
         s, r, o, start, end = _item(item, s_key, r_key, o_key)
-        triple = (s, r, o)
-        if start != start or triple in other and triple not in gold or not _unicode(triple):
-            return None  # not plainly typed; in the other space; not Unicode (the checked path says which)
-        _code(triple, start, end, t_query, index, seen, hits, repeats)
+        if start != start or not (_unicode(s) and _unicode(r) and _unicode(o)):
+            return None  # not plainly typed; not Unicode (the checked path says which)
+        hit = -1
+        if o in objects:
+            triple = (s, r, o)
+            if triple in other and triple not in gold:
+                return None  # in the other space (the checked path says so)
+            if start <= t_query <= end:
+                hit = index.get(triple, -1)
+        hits.append(hit)
+        key = (s, r, o, start, end)
+        repeats.append(key in seen)
+        seen.add(key)
     for triple in gold:
-        if not _unicode(triple):
+        if not (_unicode(triple[0]) and _unicode(triple[1]) and _unicode(triple[2])):
             return None
     return hits, repeats
 
 
-def _unicode(triple: Triple) -> bool:
-    """Whether UTF-8 can encode every string (a lone surrogate it cannot: Arrow refused those when the module
-    stored the strings, and the module still does)."""
-    for text in triple:
-        if not text.isascii():
-            try:
-                text.encode("utf-8")
-            except UnicodeEncodeError:
-                return False
+def _unicode(text: str) -> bool:
+    """Whether UTF-8 can encode `text` (a lone surrogate it cannot: Arrow refused those when the module stored
+    the strings, and the module still does)."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
     return True
 
 
