@@ -4,8 +4,10 @@
 
 The test set (280 claims) with the all-verdicts-wrong predictions is repeated `--copies` times.
 Prints ratios, measured in the same run (best of 3): evaluate.compute / pure scoring (the Arrow
-round trip the fast path avoids) and aggregate / pure scoring (what a slice or a bootstrap
-resample costs once per-claim statistics exist).
+round trip the fast path avoids), against `scoring.score` (an ItemStats per claim) and against
+`scoring.summarize` (the sums without them, which `compute` and the command use when no per-claim
+output is asked for), and aggregate / pure scoring (what a slice or a bootstrap resample costs once
+per-claim statistics exist).
 """
 
 import argparse
@@ -29,7 +31,8 @@ def best_of(function, repeats=3):
 
 
 def timings(copies=20, shared=None):
-    """{"claims", "pure", "aggregate_only", "compute"} (seconds, best of 3) on the test set `copies` times over."""
+    """{"claims", "pure", "summarize", "aggregate_only", "compute"} (seconds, best of 3) on the test set `copies`
+    times over."""
     data = pathlib.Path(shared or pathlib.Path(__file__).resolve().parents[2] / "shared") / "data" / "tsver"
     gold = files.read_references(data / "tsver_test.jsonl")
     predictions = files.read_predictions(data / "predictions" / "pred_test_wrong_verdict.jsonl",
@@ -39,13 +42,15 @@ def timings(copies=20, shared=None):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", scoring.TSVerWarning)
         pure = best_of(lambda: scoring.score(gold, predictions))
+        summed = best_of(lambda: scoring.summarize(gold, predictions))
         stats = scoring.item_stats(gold, predictions)
         aggregate_only = best_of(lambda: scoring.aggregate(stats))
         references = [loader.reference(g) for g in gold]
         examples = [loader.prediction(p) for p in predictions]
         metric = load("tsver")
         wrapped = best_of(lambda: metric.compute(predictions=examples, references=references))
-    return {"claims": len(gold), "pure": pure, "aggregate_only": aggregate_only, "compute": wrapped}
+    return {"claims": len(gold), "pure": pure, "summarize": summed, "aggregate_only": aggregate_only,
+            "compute": wrapped}
 
 
 def main():
@@ -56,8 +61,10 @@ def main():
     t = timings(args.copies, args.shared)
     print(f"claims: {t['claims']}")
     print(f"pure scoring:      {t['pure']:.3f} s")
+    print(f"summarize:         {t['summarize']:.3f} s  ({t['summarize'] / t['pure']:.2f} x pure)")
     print(f"aggregate only:    {t['aggregate_only']:.4f} s  ({t['aggregate_only'] / t['pure']:.3f} x pure)")
-    print(f"evaluate.compute:  {t['compute']:.3f} s  ({t['compute'] / t['pure']:.1f} x pure)")
+    print(f"evaluate.compute:  {t['compute']:.3f} s  ({t['compute'] / t['pure']:.1f} x pure, "
+          f"{t['compute'] / t['summarize']:.1f} x summarize)")
 
 
 if __name__ == "__main__":

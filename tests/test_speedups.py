@@ -1233,8 +1233,9 @@ def test_tsver_summarize_of_records_the_kernel_does_not_take():
                                                ("tsver_dev.jsonl", "pred_dev_perturbed_seed12345.jsonl")])
 def test_tsver_command_sums_the_official_files_as_score(gold, predictions):
     """On the official files the kernel takes every claim (the sums are not a no-op) and gives `score`'s result."""
-    from benchscore.tsver import files, kernel, scoring
     from conftest import shared_path
+
+    from benchscore.tsver import files, kernel, scoring
 
     data = shared_path("data", "tsver")
     with warnings.catch_warnings():
@@ -1272,8 +1273,9 @@ def test_tsver_kernel_statuses_are_scorings():
 def test_tsver_compute_sums_as_with_per_claim_statistics(drawn):
     """evaluate's `compute` without per-claim output sums as the command does; with `return_per_claim` it keeps
     ItemStats: the same numbers either way, and `score`'s."""
-    from benchscore.tsver import loader, scoring
     from conftest import load_metric
+
+    from benchscore.tsver import loader, scoring
 
     gold, predictions = _tsver_claims(drawn)
     references = [loader.reference(g) for g in gold]
@@ -1355,3 +1357,82 @@ def test_webnlg_checked_entries_are_check_cost_and_check_entry(entries):
     assert checked == [scoring.check_entry(refs, cands) for refs, cands in entries]
     for (refs, cands), normalised in zip(entries, checked):
         assert outcome(scoring.scored_entry, refs, cands, *normalised) == outcome(scoring.entry_stats, refs, cands)
+
+
+# -- Found by a mutation sweep of the kernels' new paths: the search's float margin, the cost at its limit, ...
+def test_webnlg_search_assignment_prunes_with_its_epsilon():
+    """A 4 x 4 matrix where a prefix's float sum plus h(used) rounds below the best float sum found so far,
+    yet that prefix leads to the first permutation with the largest float sum: without the EPS margin the
+    prune drops the answer (kills `partial + rest + EPS <` -> `partial + rest <`)."""
+    import itertools
+
+    from benchscore.webnlg_rdf import scoring
+
+    scores = [[0.35, 0.3, 5 / 6, 0.4], [0.4, 0.05, 5 / 6, 0.05], [0.15, 0.3, 0.15, 0.4], [0.4, 0.3, 1 / 6, 0.3]]
+    best_sum, want = None, None
+    for perm in itertools.permutations(range(4)):  # the official loop
+        total = 0
+        for row, column in enumerate(perm):
+            total += scores[row][column]
+        if want is None or total > best_sum:
+            best_sum, want = total, perm
+    assert want == (3, 2, 1, 0)
+    assert scoring.search_assignment(scores) == want == scoring.official_assignment(scores)
+
+
+def test_webnlg_cost_limit_reached_by_tokenizing_still_counts_the_scoring():
+    """A running total exactly at the limit after tokenizing is not past it: the entry's scoring units are
+    still counted (and its limits checked), so it is refused (kills `total <= limit` -> `total < limit`)."""
+    from benchscore.webnlg_rdf import scoring
+
+    refs, cands = ["a | b | c"], ["a | b | c"]
+    units = scoring.tokenizing_cost(refs, cands, set())
+    with pytest.raises(ValueError, match="^example 0: entries 0 to 0 need"):
+        scoring.check_cost([refs], [cands], limit=units)
+    full = units + scoring.scoring_cost(refs, cands)
+    assert scoring.checked_entries([refs], [cands], limit=full) == (full, [(refs, cands)])
+
+
+def test_webnlg_tokenizing_cost_ignores_parts_beyond_the_third():
+    """Only the three scored elements are tokenized: a fourth part costs nothing (kills `_parts(t)[:3]` ->
+    `_parts(t)` in `_tokenizing_units`, which `tokenizing_cost` and `checked_entries` share)."""
+    from benchscore.webnlg_rdf import scoring
+
+    assert scoring.tokenizing_cost(["a | b | c | ddd eee"], [], set()) == scoring.tokenizing_cost(["a | b | c"], [], set())
+    assert scoring.check_cost([["a | b | c | ddd eee"]], [["a | b | c"]]) == scoring.check_cost([["a | b | c"]], [["a | b | c"]])
+
+
+def test_tsver_coverage_terms_sum_the_ious_in_coverages_order():
+    """IoUs 1/9, 1/9, 4/9: their mean differs in floats between this order and the reverse one, so the kernel
+    must sum in the predicted series' order as `coverage` does (kills `sum(ious)` -> `sum(reversed(ious))`)."""
+    from benchscore.tsver import kernel, scoring
+
+    gold = {s: [{"from": 2000, "to": 2008}] for s in "abc"}
+    predicted = {"a": [{"from": 2000, "to": 2000}], "b": [{"from": 2000, "to": 2000}], "c": [{"from": 2000, "to": 2003}]}
+    want = scoring.coverage(gold, predicted)
+    assert kernel.coverage_terms(gold, predicted) == tuple(want[name] for name in scoring.TSCS_TERMS)
+    record = {"Claim": "c", "Verdict": "Refuted", "TimeSeries": gold, "Justifications": []}
+    prediction = {"verdict": "Refuted", "explanation": None, "ranges": predicted}
+    assert scoring.summarize([record], [prediction])["iou"] == scoring.score([record], [prediction])["iou"]
+
+
+def test_tsver_files_score_refuses_a_per_claim_that_is_no_bool():
+    """`files.score` without a judge checks `per_claim` before it chooses the summed path: 0 is refused as
+    `score` refuses it, not read as False (kills the dropped `check_flag` in `files._unjudged`)."""
+    from benchscore.tsver import files
+
+    gold = [{"Claim": "c", "Verdict": "Refuted", "TimeSeries": {"a": [{"from": 1990, "to": 1995}]}, "Justifications": []}]
+    predictions = [{"verdict": "Refuted", "explanation": None, "ranges": None}]
+    for value in (0, None, ""):
+        with pytest.raises(TypeError, match="per_claim must be True or False"):
+            files.score(gold, predictions, per_claim=value)
+
+
+def test_tsver_kernel_takes_a_prediction_without_ranges():
+    """Speed only (no output changes): a prediction line with null PredictedTimeRanges is plain, so the command
+    sums it on the kernel's path (kills `ranges is None or plain_series(ranges)` -> `plain_series(ranges)`)."""
+    from benchscore.tsver import kernel, scoring
+
+    gold = [{"Claim": "c", "Verdict": "Refuted", "TimeSeries": {"a": [{"from": 1990, "to": 1995}]}, "Justifications": []}]
+    assert kernel.claim_rows(gold, [{"verdict": "Refuted", "explanation": None, "ranges": None}],
+                             scoring.verdict_outcome) is not None

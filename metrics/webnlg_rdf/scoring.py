@@ -191,7 +191,7 @@ def clear_caches():
     kernel.clear_memo()
 
 
-# -- 6. The assignment: the first permutation (lexicographic) with the largest float sum ------
+# -- 4. The assignment: the first permutation (lexicographic) with the largest float sum ------
 _SMALL = 5  # up to 5! = 120 permutations the official loop itself is the cheapest exact method
 
 
@@ -236,7 +236,7 @@ def _rows(scores):
     return [[float(score) for score in row] for row in scores]
 
 
-# -- 7. Per-entry statistics and the corpus aggregate -----------------------------------------
+# -- 5. Per-entry statistics and the corpus aggregate -----------------------------------------
 UNIT = 2**1074  # every float is an integer multiple of 2**-1074: exact sums as Python ints
 
 
