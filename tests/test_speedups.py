@@ -1436,3 +1436,55 @@ def test_tsver_kernel_takes_a_prediction_without_ranges():
     gold = [{"Claim": "c", "Verdict": "Refuted", "TimeSeries": {"a": [{"from": 1990, "to": 1995}]}, "Justifications": []}]
     assert kernel.claim_rows(gold, [{"verdict": "Refuted", "explanation": None, "ranges": None}],
                              scoring.verdict_outcome) is not None
+
+
+# -- TempBench's evaluate module: a batch coded in one kernel call, optional text columns in one pass ---------
+def _bench_tempbench():
+    import importlib.util
+
+    from conftest import REPO
+
+    spec = importlib.util.spec_from_file_location("bench_tempbench", REPO / "scripts" / "bench_tempbench.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    return bench
+
+
+def test_tempbench_module_codes_a_batch_as_example_by_example():
+    """`kernel.coded_batch` stores what the module's example-by-example loop stores (the kernel takes every
+    benchmark-shaped example: not a no-op); at an example it does not take it says None, and the loop words
+    the error naming that example. (`evidence_codes` in both spaces: the property test above.)"""
+    from benchscore.tempbench_trp import kernel, tempbench_trp
+
+    pool = _bench_tempbench().make_pool(400, seed=3)
+    batch = {"predictions": [items for _, items in pool], "references": [q["S_star"] for q, _ in pool],
+             "t_query": [q["t_query"] for q, _ in pool], "id": [q["id"] for q, _ in pool]}
+    coded = kernel.coded_batch(batch["predictions"], batch["references"], batch["t_query"], "label")
+    assert coded is not None
+    assert dict(zip(("predictions", "references", "t_query"), coded)) == tempbench_trp._checked_batch(batch, 10, "label")
+    assert sum(hit >= 0 for codes in coded[0] for hit in codes["hits"]) > 100
+    batch["t_query"][7] = "soon"  # not a year: not the kernel's, refused by the checked path
+    assert kernel.coded_batch(batch["predictions"], batch["references"], batch["t_query"], "label") is None
+    with pytest.raises((ValueError, TypeError), match="^example 17: "):
+        tempbench_trp._checked_batch(batch, 10, "label")
+
+
+class _Text(str):
+    pass
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.none() | st.text(max_size=3) | st.builds(_Text, st.text(max_size=3)) | st.integers(), max_size=6))
+def test_tempbench_module_text_columns_in_one_pass_are_per_value(column):
+    """An optional string column of `str` and None is stored in one pass as `_text` stores each value; any
+    other column takes `_text` per value, with its error naming the example."""
+    from benchscore.tempbench_trp import tempbench_trp
+
+    def outcome(read):
+        try:
+            return "stored", [(type(v), v) for v in read()]
+        except TypeError as err:
+            return "error", str(err)
+
+    assert outcome(lambda: tempbench_trp._texts(column, 3, "id")) == \
+        outcome(lambda: [tempbench_trp._text(value, 3 + i, "id") for i, value in enumerate(column)])

@@ -129,8 +129,11 @@ def checked_gold(question: Any, space: str) -> Checked | None:
     space: its triple need not be built nor looked up."""
     if type(question) is not dict:
         return None
-    t_query = _time(question.get("t_query"))
-    gold_list = question.get("S_star")
+    return _checked(question.get("t_query"), question.get("S_star"), space)
+
+
+def _checked(t_query_value: Any, gold_list: Any, space: str) -> Checked | None:
+    t_query = _time(t_query_value)
     if t_query - t_query != 0.0 or not _is_list(gold_list):
         return None  # NaN, infinite or not plainly a number; S_star not a list
     gold = _gold(gold_list, SPACES[space], True)
@@ -199,23 +202,52 @@ def evidence_codes(checked: Checked, evidence: Any, space: str) -> tuple[list[in
     seen: set[tuple[str, str, str, float, float]] = set()
     for item in evidence:
         s, r, o, start, end = _item(item, s_key, r_key, o_key)
-        if start != start or not (_unicode(s) and _unicode(r) and _unicode(o)):
+        if start != start or not _unicode_triple(s, r, o):
             return None  # not plainly typed; not Unicode (the checked path says which)
-        hit = -1
-        if o in objects:
-            triple = (s, r, o)
-            if triple in other and triple not in gold:
-                return None  # in the other space (the checked path says so)
-            if start <= t_query <= end:
-                hit = index.get(triple, -1)
+        hit = _gold_index((s, r, o), start, end, t_query, index, other) if o in objects else -1
+        if hit == _OTHER_SPACE:
+            return None  # in the other space (the checked path says so)
         hits.append(hit)
-        key = (s, r, o, start, end)
-        repeats.append(key in seen)
-        seen.add(key)
+        distinct = len(seen)
+        seen.add((s, r, o, start, end))  # one hash of the item (a tuple's is not kept): a repeat adds nothing
+        repeats.append(len(seen) == distinct)
     for triple in gold:
-        if not (_unicode(triple[0]) and _unicode(triple[1]) and _unicode(triple[2])):
+        if not _unicode_triple(triple[0], triple[1], triple[2]):
             return None
     return hits, repeats
+
+
+def _unicode_triple(s: str, r: str, o: str) -> bool:
+    return _unicode(s) and _unicode(r) and _unicode(o)
+
+
+_OTHER_SPACE: Final = -2
+
+
+def _gold_index(triple: Triple, start: float, end: float, t_query: float, index: dict, other: set[Triple]) -> int:
+    """The index of the gold triple an item hits (its own interval holds t_query), -1 for none, `_OTHER_SPACE`
+    where the triple is in the other space only."""
+    if triple not in index:
+        return _OTHER_SPACE if triple in other else -1
+    return index[triple] if start <= t_query <= end else -1
+
+
+def coded_batch(evidences: list, golds: list, t_queries: list, space: str) -> tuple[list, list, list] | None:
+    """What the evaluate module stores of a batch (predictions {"hits", "repeats"}, the number of distinct gold
+    triples, t_query as a float) where the kernel takes every example (`checked_gold`, `evidence_codes`); None
+    at the first it does not: the module's checked loop then words the error, or takes what it takes."""
+    predictions: list = []
+    references: list[int] = []
+    times: list[float] = []
+    for i in range(len(evidences)):
+        checked = _checked(t_queries[i], golds[i], space)
+        codes = None if checked is None else evidence_codes(checked, evidences[i], space)
+        if checked is None or codes is None:
+            return None
+        predictions.append({"hits": codes[0], "repeats": codes[1]})
+        references.append(len(checked[1]))
+        times.append(checked[0])
+    return predictions, references, times
 
 
 def _unicode(text: str) -> bool:

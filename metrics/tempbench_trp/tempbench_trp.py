@@ -106,6 +106,24 @@ def _example(record, evidence, space, index):
         raise in_example(err, index) from None
 
 
+def _checked_batch(batch, start, space):
+    """What `_prepare` stores of a batch, example by example, each error naming its example."""
+    prepared = {"predictions": [], "references": [], "t_query": []}
+    n = len(batch["predictions"])
+    texts = {"predictions": [None] * n, "references": [None] * n}  # of examples whose strings are not Unicode
+    for i, (evidence, gold, t_query) in enumerate(zip(batch["predictions"], batch["references"], batch["t_query"])):
+        record = {"t_query": t_query, "S_star": gold, "id": batch["id"][i]}
+        t_query, gold, (hits, repeats), not_unicode = _example(record, evidence, space, start + i)
+        if not_unicode:
+            texts["predictions"][i], texts["references"][i] = not_unicode
+        prepared["predictions"].append({"hits": hits, "repeats": repeats})
+        prepared["references"].append(len(gold))
+        prepared["t_query"].append(t_query)
+    if any(text is not None for text in texts["references"]):  # refused as when Arrow stored the strings
+        raise metric.surrogate_error(texts, start)
+    return prepared
+
+
 def _rows(predictions, references, complexity, operator_type, id, keep, cut, dedup):
     """The rows of the stored examples `keep` keeps (`kernel.coded_row`: the formula on what _prepare stored)."""
     rows = []
@@ -119,6 +137,13 @@ def _rows(predictions, references, complexity, operator_type, id, keep, cut, ded
         rows.append(kernel.coded_row(qid, complexity[i] or None, operator_type[i] or None, n_gold, codes["hits"],
                                      codes["repeats"], cut, dedup))
     return rows
+
+
+def _texts(column, start, field):
+    """An optional string column as stored: "" for None; a column of `str` and None alone in one pass."""
+    if set(map(type, column)) <= {str, type(None)}:
+        return [value or "" for value in column]
+    return [_text(value, start + i, field) for i, value in enumerate(column)]
 
 
 def _text(value, index, field):
@@ -158,22 +183,12 @@ class TempbenchTrp(metric.BenchscoreMetric):
     def _prepare(self, batch, start):
         if batch.get("t_query") is None:
             raise ValueError("tempbench_trp needs t_query (the year of each question) with every batch")
-        space, prepared = self._space(), {"predictions": [], "references": [], "t_query": []}
-        n = len(batch["predictions"])
-        texts = {"predictions": [None] * n, "references": [None] * n}  # of examples whose strings are not Unicode
-        for i, (evidence, gold, t_query) in enumerate(zip(batch["predictions"], batch["references"],
-                                                          batch["t_query"])):
-            record = {"t_query": t_query, "S_star": gold, "id": batch["id"][i]}
-            t_query, gold, (hits, repeats), not_unicode = _example(record, evidence, space, start + i)
-            if not_unicode:
-                texts["predictions"][i], texts["references"][i] = not_unicode
-            prepared["predictions"].append({"hits": hits, "repeats": repeats})
-            prepared["references"].append(len(gold))
-            prepared["t_query"].append(t_query)
+        space = self._space()
+        coded = kernel.coded_batch(batch["predictions"], batch["references"], batch["t_query"], space)
+        prepared = _checked_batch(batch, start, space) if coded is None else \
+            dict(zip(("predictions", "references", "t_query"), coded))
         for name in self.OPTIONAL_INPUTS:
-            prepared[name] = [_text(value, start + i, name) for i, value in enumerate(batch[name])]
-        if any(text is not None for text in texts["references"]):  # refused as when Arrow stored the strings
-            raise metric.surrogate_error(texts, start)
+            prepared[name] = _texts(batch[name], start, name)
         return prepared
 
     def _compute(self, predictions, references, t_query, complexity, operator_type, id, top_k=None, dedup=False,
