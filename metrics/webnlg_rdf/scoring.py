@@ -488,13 +488,13 @@ def scored_entry(references: Sequence, candidates: Sequence, refs: list, cands: 
     """`entry_stats` of an entry already checked: `refs` and `cands` are its normalised triples, as
     `check_entry` or `checked_entries` return them."""
     matrix = _pair_matrix(references, candidates, refs, cands, example)
-    scores = [[pair.score for pair in row] for row in matrix]
-    states = search_states(scores)
-    if states > MAX_SEARCH_STATES:
+    scores = [[pair.score for pair in row] for row in matrix]  # floats, as the kernel takes them
+    # prod(copies + 1) <= 2^k: only an entry of more slots than MAX_SEARCH_STATES has bits can pass the limit
+    if len(scores) >= MAX_SEARCH_STATES.bit_length() and (states := search_states(scores)) > MAX_SEARCH_STATES:
         raise EntryError(f"the assignment search over {len(scores)} triple slots has {states:,} "
                          f"states; expected at most {MAX_SEARCH_STATES:,} (a limit of this scorer: too many "
                          "reference triples that score differently)", example=example)
-    assignment = best_assignment(scores)
+    assignment = kernel.official_assignment(scores) if len(scores) <= _SMALL else search_assignment(scores)
     selected = [matrix[c][r] for c, r in enumerate(assignment)]
     return ItemStats(
         n_references=len(references),
