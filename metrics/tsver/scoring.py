@@ -445,7 +445,12 @@ def _ev2r_part(stats, ev2r_aggregation):
 def counted_in(s, strict=False):
     """(in the verdict scores, in TSCS) for one claim: official (a matched or "error" verdict; a prediction
     line), or both when strict."""
-    return strict or s.status in (OK, ERROR), strict or s.status != MISSING
+    return _counted(s.status, strict)
+
+
+def _counted(status, strict):
+    """`counted_in` of a claim's status."""
+    return strict or status in (OK, ERROR), strict or status != MISSING
 
 
 def aggregate(stats: Sequence[ItemStats], strict: bool = False, ev2r_aggregation: str = "tsver") -> dict:
@@ -474,8 +479,7 @@ def rows_of(stats):
 
 def aggregate_rows(rows, strict=False):
     """`aggregate`'s numbers and warnings but Ev²R's, from the claims' rows (`kernel.ClaimRows`)."""
-    counted = [strict or status in (OK, ERROR) for status in rows.status]  # `counted_in`, per claim
-    in_tscs = [strict or status != MISSING for status in rows.status]
+    counted, in_tscs = zip(*(_counted(status, strict) for status in rows.status)) if rows.status else ((), ())
     statuses = Counter(rows.status)
     correct = list(itertools.compress(rows.correct, counted))
     result = {
