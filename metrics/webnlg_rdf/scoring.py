@@ -483,17 +483,25 @@ def entry_stats(references: Sequence, candidates: Sequence, example: int | None 
     return scored_entry(references, candidates, refs, cands, example)
 
 
+def _check_states(scores, example):
+    """Refuses an entry whose assignment search could pass `MAX_SEARCH_STATES` states. prod(copies + 1) <= 2^k:
+    only an entry of more slots than MAX_SEARCH_STATES has bits can, so the others are not counted."""
+    if len(scores) < MAX_SEARCH_STATES.bit_length():
+        return
+    states = search_states(scores)
+    if states > MAX_SEARCH_STATES:
+        raise EntryError(f"the assignment search over {len(scores)} triple slots has {states:,} "
+                         f"states; expected at most {MAX_SEARCH_STATES:,} (a limit of this scorer: too many "
+                         "reference triples that score differently)", example=example)
+
+
 def scored_entry(references: Sequence, candidates: Sequence, refs: list, cands: list,
                  example: int | None = None) -> ItemStats:
     """`entry_stats` of an entry already checked: `refs` and `cands` are its normalised triples, as
     `check_entry` or `checked_entries` return them."""
     matrix = _pair_matrix(references, candidates, refs, cands, example)
     scores = [[pair.score for pair in row] for row in matrix]  # floats, as the kernel takes them
-    # prod(copies + 1) <= 2^k: only an entry of more slots than MAX_SEARCH_STATES has bits can pass the limit
-    if len(scores) >= MAX_SEARCH_STATES.bit_length() and (states := search_states(scores)) > MAX_SEARCH_STATES:
-        raise EntryError(f"the assignment search over {len(scores)} triple slots has {states:,} "
-                         f"states; expected at most {MAX_SEARCH_STATES:,} (a limit of this scorer: too many "
-                         "reference triples that score differently)", example=example)
+    _check_states(scores, example)
     assignment = kernel.official_assignment(scores) if len(scores) <= _SMALL else search_assignment(scores)
     selected = [matrix[c][r] for c, r in enumerate(assignment)]
     return ItemStats(
