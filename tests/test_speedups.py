@@ -14,7 +14,7 @@
   and then, through `file_stats`, the same statistics, warnings or error.
 - TSVer: `kernel` (a plain gold or prediction line parsed and checked in one pass) against the checked path
   (`parse_json`, `check_gold`, `_prediction`) on random lines and files with odd values and odd JSON text: the
-  same record, aligned predictions and warnings, or the same error; `series_iou` against sets of years; the
+  same record, aligned predictions and warnings, or the same error; `coverage`'s series against sets of years; the
   command's sums (`summarize`, `kernel.claim_rows`) against `score`'s ItemStats: the same result, or `score`'s.
 - WebNLG: the cost's alignment cells counted per distinct triple against the pair-by-pair sum; `checked_entries`
   against `check_cost` and `check_entry`; the kernel's column sums.
@@ -877,7 +877,7 @@ def test_tempbench_plain_gold_is_plain_question_then_checked_gold(raw, space):
 
 
 # TSVer: kernel.plain_gold/plain_prediction (a plain line parsed and checked in one pass) against the checked
-# path (readers.parse_json, then scoring.check_gold or files._prediction), and kernel.series_iou against sets
+# path (readers.parse_json, then scoring.check_gold or files._prediction), and coverage's series against sets
 # of years. Odd values go in as JSON text too: what orjson reads unlike the stdlib, or refuses.
 _RAW_VALUES = ["123456789012345678901234567890", "-9223372036854775809", "18446744073709551616", "9223372036854775807",
                "1e400", "NaN", '"\\ud800"', '"\\ud83d\\ude00"', "[" * 70 + "]" * 70, "[[[[1]]]]", '{"a": {"b": [1]}}',
@@ -1055,10 +1055,10 @@ def test_tsver_files_read_as_the_checked_path(tmp_path_factory, gold_lines, pred
        st.dictionaries(st.sampled_from(["a", "b", "c"]), st.lists(st.tuples(st.integers(-3, 6), st.integers(-3, 6)),
                                                                   max_size=4), max_size=3))
 def test_tsver_series_iou_counts_the_sets_of_years(gold, predicted):
-    """`kernel.series_iou` (spans, never a year materialised) gives the counts of the sets of years the ranges
-    cover, and the IoU as the official scorer computes it (an int 0 where both cover none); `has_inverted`
-    finds a range with from > to (from == to is one year)."""
-    from benchscore.tsver import kernel
+    """`scoring.coverage`'s per-series record (`kernel.coverage_terms`: spans, never a year materialised) gives
+    the counts of the sets of years the ranges cover, and the IoU as the official scorer computes it (an int 0
+    where both cover none); `has_inverted` finds a range with from > to (from == to is one year)."""
+    from benchscore.tsver import kernel, scoring
 
     def as_ranges(series):
         return {s: [{"from": a, "to": b} for a, b in pairs] for s, pairs in series.items()}
@@ -1071,7 +1071,7 @@ def test_tsver_series_iou_counts_the_sets_of_years(gold, predicted):
     for s in matched:
         intersection, union = len(years(gold[s]) & years(predicted[s])), len(years(gold[s]) | years(predicted[s]))
         expected[s] = {"iou": intersection / union if union else 0, "intersection": intersection, "union": union}
-    assert _typed(kernel.series_iou(as_ranges(gold), as_ranges(predicted), matched)) == _typed(expected)
+    assert _typed(scoring.coverage(as_ranges(gold), as_ranges(predicted))["series"]) == _typed(expected)
     assert kernel.has_inverted(as_ranges(predicted)) == any(a > b for pairs in predicted.values() for a, b in pairs)
     assert not any(map(kernel.has_inverted, (None, {}, [])))  # no ranges: as `(ranges or {}).values()` read them
 

@@ -164,19 +164,6 @@ def _all_plain(values: list, levels: int) -> bool:
 
 # The span arithmetic of `scoring.coverage`: the counts of sets of years, without materialising a year.
 
-def series_iou(gold_series: Any, predicted_series: Any, matched: list) -> dict:
-    """{series id: {"iou", "intersection", "union"}} over the `matched` series: |A ∩ B| / |A ∪ B| of the
-    years the gold and the predicted ranges cover (0 where both cover none)."""
-    series: dict = {}
-    for s in matched:
-        intersection, union = year_counts(gold_series[s], predicted_series[s])
-        iou: Any = 0  # an int 0, as the official scorer writes it
-        if union:
-            iou = intersection / union
-        series[s] = {"iou": iou, "intersection": intersection, "union": union}
-    return series
-
-
 def year_counts(gold_ranges: Any, predicted_ranges: Any) -> tuple[int, int]:
     """(|A ∩ B|, |A ∪ B|) of the years two lists of ranges cover."""
     if len(gold_ranges) == 1 and len(predicted_ranges) == 1:  # most series: one range a side, no list built
@@ -247,7 +234,8 @@ MISSING: Final = "missing"
 
 class ClaimRows:
     """Per claim, in order, the values `scoring`'s aggregation reads: the verdict outcome (status, gold and
-    matched label, correct, a matched blank verdict), the TSCS terms and a predicted range with from > to."""
+    matched label, correct, a matched blank verdict: the official matcher counts it 'Supported'), the TSCS
+    terms and a predicted range with from > to."""
 
     def __init__(self) -> None:
         self.status: list[str] = []
@@ -262,13 +250,13 @@ class ClaimRows:
         self.f1: list[Any] = []
         self.inverted: list[bool] = []
 
-    def add(self, status: str, gold: str, label: Any, correct: bool, blank_verdict: bool,
+    def add(self, status: str, gold: str, label: Any, correct: bool, verdict: Any,
             terms: tuple[Any, Any, Any, Any, Any], inverted: bool) -> None:
         self.status.append(status)
         self.gold.append(gold)
         self.label.append(label)
         self.correct.append(correct)
-        self.blank_verdict.append(blank_verdict)
+        self.blank_verdict.append(status == OK and not verdict.strip())
         self.tscs.append(terms[0])
         self.iou.append(terms[1])
         self.precision.append(terms[2])
@@ -291,9 +279,8 @@ def claim_rows(gold: list, predictions: list, outcome: Any) -> ClaimRows | None:
         verdict: Any = None if prediction is None else prediction["verdict"]
         ranges = None if prediction is None else prediction["ranges"]
         status, label = outcome(verdict)
-        rows.add(status, gold_verdict, label, status == OK and label == gold_verdict,
-                 status == OK and not verdict.strip(), coverage_terms(record["TimeSeries"], ranges),
-                 has_inverted(ranges))
+        rows.add(status, gold_verdict, label, status == OK and label == gold_verdict, verdict,
+                 coverage_terms(record["TimeSeries"], ranges), has_inverted(ranges))
     return rows
 
 
@@ -310,22 +297,30 @@ def _plain_claim(record: Any, prediction: Any) -> bool:
     return ranges is None or plain_series(ranges)
 
 
-def coverage_terms(gold_series: Any, predicted_series: Any) -> tuple[Any, Any, Any, Any, Any]:
-    """`scoring.coverage`'s (tscs, iou, precision, recall, f1), the same values (an int 0 where it gives one),
-    without the per-series record."""
+def coverage_terms(gold_series: Any, predicted_series: Any, series: dict | None = None
+                   ) -> tuple[Any, Any, Any, Any, Any]:
+    """(tscs, iou, precision, recall, f1) of two series dicts: series precision/recall/F1 and the mean IoU of
+    years over matched series (|A ∩ B| / |A ∪ B|, an int 0 where both cover none, as the official scorer writes
+    it); TSCS = F1 * mean IoU; all the int 0 when either side is empty or None. `series`, when given, receives
+    {series id: {"iou", "intersection", "union"}} of the matched series (`scoring.coverage`'s record)."""
     if not gold_series or not predicted_series:
         return 0, 0, 0, 0, 0
     ious: list[Any] = []
     for s in predicted_series:
         if s in gold_series:
             intersection, union = year_counts(gold_series[s], predicted_series[s])
-            ious.append(intersection / union if union else 0)
+            iou: Any = 0
+            if union:
+                iou = intersection / union
+            ious.append(iou)
+            if series is not None:
+                series[s] = {"iou": iou, "intersection": intersection, "union": union}
     precision: Any = len(ious) / len(predicted_series)
     recall: Any = len(ious) / len(gold_series)
     f1: Any = 0
     if precision + recall > 0:
         f1 = 2 * precision * recall / (precision + recall)
-    iou: Any = 0
+    mean_iou: Any = 0
     if ious:
-        iou = sum(ious) / len(ious)  # Python's own sum of a list, as `coverage` sums (its float rules per version)
-    return f1 * iou, iou, precision, recall, f1
+        mean_iou = sum(ious) / len(ious)  # Python's own sum of a list (its float rules per version)
+    return f1 * mean_iou, mean_iou, precision, recall, f1

@@ -117,16 +117,9 @@ _outcome_of = functools.lru_cache(maxsize=1024)(_outcome)
 def coverage(gold_series, predicted_series):
     """Per-claim TSCS terms of two `series id -> [{"from", "to"}]` dicts: series precision/recall/F1 and
     mean IoU of years over matched series. TSCS = F1 * mean IoU; 0 when either side is empty or None."""
-    if not gold_series or not predicted_series:
-        return {"tscs": 0, "iou": 0, "precision": 0, "recall": 0, "f1": 0, "series": {}, "empty": True}
-    matched = [s for s in predicted_series if s in gold_series]
-    precision = len(matched) / len(predicted_series)
-    recall = len(matched) / len(gold_series)
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0
-    series = kernel.series_iou(gold_series, predicted_series, matched)  # per series: iou, intersection, union
-    iou = sum(v["iou"] for v in series.values()) / len(series) if series else 0
-    return {"tscs": f1 * iou, "iou": iou, "precision": precision, "recall": recall, "f1": f1,
-            "series": series, "empty": False}
+    series: dict = {}  # per matched series: iou, intersection, union
+    terms = kernel.coverage_terms(gold_series, predicted_series, series)  # the formula, compiled with its spans
+    return {**dict(zip(TSCS_TERMS, terms)), "series": series, "empty": not gold_series or not predicted_series}
 
 
 def _is_year(value):
@@ -472,8 +465,8 @@ def rows_of(stats):
     """The `kernel.ClaimRows` of checked ItemStats: what `aggregate_rows` reads of each claim."""
     rows = kernel.ClaimRows()
     for s in stats:
-        rows.add(s.status, s.gold, s.label, s.correct, s.status == OK and not s.verdict.strip(),
-                 (s.tscs, s.iou, s.precision, s.recall, s.f1), s.inverted_ranges)
+        rows.add(s.status, s.gold, s.label, s.correct, s.verdict, (s.tscs, s.iou, s.precision, s.recall, s.f1),
+                 s.inverted_ranges)
     return rows
 
 

@@ -136,7 +136,7 @@ def _parts(triple):
     return tuple(triple.split(" | "))
 
 
-_REF, _CAND, _SWAP = kernel.REF_SIDE, kernel.CAND_SIDE, kernel.SWAP_SIDE  # which side's token filter
+_REF, _CAND = kernel.REF_SIDE, kernel.CAND_SIDE  # which side's token filter (`_element_tokens`)
 
 
 class PairResult(NamedTuple):
@@ -500,9 +500,9 @@ def scored_entry(references: Sequence, candidates: Sequence, refs: list, cands: 
     """`entry_stats` of an entry already checked: `refs` and `cands` are its normalised triples, as
     `check_entry` or `checked_entries` return them."""
     matrix = _pair_matrix(references, candidates, refs, cands, example)
-    scores = [[pair.score for pair in row] for row in matrix]  # floats, as the kernel takes them
+    scores = [[pair.score for pair in row] for row in matrix]
     _check_states(scores, example)
-    assignment = kernel.official_assignment(scores) if len(scores) <= _SMALL else search_assignment(scores)
+    assignment = best_assignment(scores)
     selected = [matrix[c][r] for c, r in enumerate(assignment)]
     return ItemStats(
         n_references=len(references),
