@@ -7,19 +7,22 @@
 - TempBench: `kernel` (plainly typed questions and evidence, no error path) against the checked path
   (`check_question`, `check_evidence`, `stats`), on random inputs with one odd value among plain ones
   and on benchmark-shaped runs: the same row, value and type, or (through `checked_row`) the same error.
-- Readers: blocks of lines (`_iter_raw_blocks`) against one `readline` per line, under random block
-  sizes and line limits: the same lines, records and numbers, and the same first error after them.
+- Readers: blocks of lines (`_iter_raw_blocks`, numbered, unnumbered or split) against one `readline` per
+  line, under random block sizes and line limits: the same lines, records and numbers, and the same first
+  error after them.
 - MC-TACO: `kernel` (plain TSV lines and labels) against the checked path (`read_references`,
   `read_predictions`, `item_stats`) on random and one-odd-field files: the same statistics, or None
   and then, through `file_stats`, the same statistics, warnings or error.
 - TSVer: `kernel` (a plain gold or prediction line parsed and checked in one pass) against the checked path
   (`parse_json`, `check_gold`, `_prediction`) on random lines and files with odd values and odd JSON text: the
   same record, aligned predictions and warnings, or the same error; `coverage`'s series against sets of years; the
-  command's sums (`summarize`, `kernel.claim_rows`) against `score`'s ItemStats: the same result, or `score`'s.
+  command's sums (`summarize`, `kernel.claim_rows`) against `score`'s ItemStats: the same result, or `score`'s;
+  the command's reads (`summarize_files`: in step, streamed) against reading both files whole.
 - WebNLG: the cost's alignment cells counted per distinct triple against the pair-by-pair sum; `checked_entries`
   against `check_cost` and `check_entry`; the kernel's column sums.
 """
 
+import itertools
 import json
 import math
 import re
@@ -122,7 +125,6 @@ def _typed_nan(value):
 def test_prepared_features_refuse_what_datasets_refuses():
     with pytest.raises(ValueError, match="Column mismatch"):
         PreparedFeatures(FEATURES).encode_batch({"flag": [True]})
-
 
 
 def _tsver_examples():
@@ -507,6 +509,9 @@ def test_block_reader_gives_the_lines_and_errors_of_one_line_at_a_time(tmp_path_
                                         for raw in block.split(b"\n"))  # the blocks the TempBench lockstep reads
         expected, error = _given_until_error(raw.removesuffix(b"\n") for _, raw in _lines_one_at_a_time(path))
         assert unnumbered[0] == expected and (unnumbered[1] is None) == (error is None)
+        split = _given_until_error((n, raw) for first, lines in readers._iter_raw_blocks(path, split=True)
+                                   for n, raw in enumerate(lines, first))  # numbered by the split (TSVer's reads)
+        assert split == _given_until_error((n, raw.removesuffix(b"\n")) for n, raw in _lines_one_at_a_time(path))
 
 
 # MC-TACO: kernel.add_labels/add_rows (plain lines) against the checked path (read_references, read_predictions,
@@ -1049,6 +1054,79 @@ def test_tsver_files_read_as_the_checked_path(tmp_path_factory, gold_lines, pred
         assert _tsver_file_outcome(read) == fast
 
 
+def _paired_fields(gold, predictions):
+    """The prediction records with each gold record's Claim in turn (as the official baseline writes a file)."""
+    return [(("Claim", g[0][1]), *p[1:]) for g, p in zip(gold, predictions)]
+
+
+_TSVER_PATHS = []  # which read `summarize_files` took, for the test after the property
+_plain_series = st.dictionaries(st.sampled_from("abc"), st.lists(st.fixed_dictionaries(
+    {"from": st.integers(1990, 1995), "to": st.integers(1990, 1995)}), max_size=2), max_size=3)
+_plain_gold = st.tuples(st.tuples(st.just("Claim"), st.sampled_from(["c0", "c1", "c2", "c3"])),
+                        st.tuples(st.just("Verdict"), st.sampled_from(["Supported", "Refuted"])),
+                        st.tuples(st.just("TimeSeries"), _plain_series), st.just(("Justifications", ["j"])))
+_plain_prediction = st.tuples(st.tuples(st.just("Claim"), st.sampled_from(["c0", "c1", "c2", "c3", "c4"])),
+                              st.tuples(st.just("Verdict"), st.sampled_from(["Refuted", "supported", "error", "?"])),
+                              st.tuples(st.just("PredictedTimeRanges"), st.none() | _plain_series),
+                              st.just(("Explanation", None)))
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(_mostly(_plain_gold | _gold_record, st.sampled_from(["odd"])), max_size=5),
+       st.lists(_mostly(_plain_prediction | _prediction_record, st.sampled_from(["odd"])), max_size=6),
+       st.sampled_from(["paired", "any"]), st.sampled_from([[], ["{bad"], [""], ["\udcff"], ["[1]"]]), st.booleans(),
+       st.booleans())
+def test_tsver_command_reads_the_files_as_the_two_file_path(tmp_path_factory, gold, predictions, order, odd_line,
+                                                            strict, crlf):
+    """`score_files` without a judge or report (the command: `summarize_files`, its files read in step or the
+    gold streamed) gives what reading both files whole gives (`read_references`, `read_predictions`, `score`):
+    the result, the warnings in order, or the error, word for word. Files in the gold's order and in any order,
+    with claims missing, repeated or unknown, odd records and odd lines."""
+    from benchscore.tsver import files
+
+    if order == "paired":
+        predictions = _paired_fields([g for g in gold if g != "odd"], [p for p in predictions if p != "odd"])
+    folder = tmp_path_factory.mktemp("tsver")
+    end = "\r\n" if crlf else "\n"
+    paths = {}
+    for name, records in (("gold", gold), ("predictions", predictions)):
+        lines = [line if record == "odd" else _tsver_line(record) for record, line in
+                 zip(records, itertools.cycle(odd_line or ["{bad"]))]
+        paths[name] = folder / f"{name}.jsonl"
+        paths[name].write_bytes("".join(line + end for line in lines).encode("utf-8", "surrogateescape"))
+
+    def scored():
+        return files.score_files(paths["gold"], paths["predictions"], strict=strict)
+
+    took = []
+
+    def noted(name, read):
+        def reading(*args):
+            found = read(*args)
+            took.append((name, found is not None))
+            return found
+        return reading
+
+    with pytest.MonkeyPatch.context() as patch:
+        for name in ("_paired_rows", "_streamed_rows"):
+            patch.setattr(files, name, noted(name, getattr(files, name)))
+        fast = _tsver_file_outcome(scored)
+    with pytest.MonkeyPatch.context() as patch:  # the two-file path alone
+        patch.setattr(files, "summarize_files", lambda *args: None)
+        assert _tsver_file_outcome(scored) == fast
+    _TSVER_PATHS.append(tuple(took))
+
+
+def test_tsver_command_reads_took_each_path():
+    """The property above is not a no-op: its files were read in step, streamed, and left to the two-file path."""
+    if not _TSVER_PATHS:
+        test_tsver_command_reads_the_files_as_the_two_file_path()
+    seen = set(_TSVER_PATHS)
+    assert (("_paired_rows", True),) in seen
+    assert (("_paired_rows", False), ("_streamed_rows", True)) in seen
+    assert (("_paired_rows", False), ("_streamed_rows", False)) in seen
+
+
 @settings(max_examples=1000, deadline=None)
 @given(st.dictionaries(st.sampled_from(["a", "b"]), st.lists(st.tuples(st.integers(-3, 6), st.integers(-3, 6)), max_size=4),
                        max_size=2),
@@ -1243,8 +1321,15 @@ def test_tsver_command_sums_the_official_files_as_score(gold, predictions):
         records = files.read_references(data / gold)
         aligned = files.read_predictions(data / "predictions" / predictions, [g["Claim"] for g in records])
         assert kernel.claim_rows(records, aligned, scoring.verdict_outcome) is not None
+        # the official predictions are in the gold's order: the command reads both files in step
+        assert files._paired_rows(data / gold, data / "predictions" / predictions) is not None
         for strict in (False, True):
-            _same_result(scoring.summarize(records, aligned, strict), scoring.score(records, aligned, strict=strict))
+            want = scoring.score(records, aligned, strict=strict)
+            _same_result(scoring.summarize(records, aligned, strict), want)
+            _same_result(files.summarize_files(data / gold, data / "predictions" / predictions, strict),
+                         {**want, "warnings": [w.reworded(f"{data / 'predictions' / predictions}: {w}") if w.kind in
+                                               ("unmatched_verdicts", "empty_verdicts") else w
+                                               for w in want["warnings"]]})
 
 
 @settings(max_examples=2000, deadline=None)

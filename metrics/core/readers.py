@@ -180,12 +180,13 @@ def _lines_to_bad_utf8(block):
 BLOCK_BYTES = 1 << 16
 
 
-def _iter_raw_blocks(path, numbered=True):
+def _iter_raw_blocks(path, numbered=True, split=False):
     """(number of the first line, bytes of one or more whole lines joined by LF, without the last line end)
     per block of a file, a UTF-8 byte order mark removed; a line longer than `MAX_LINE_BYTES` (its line
     end counted, as `readline` counts it) is refused once the lines before it were given. Unless
     `numbered`, nothing counts lines (a byte-by-byte loop in CPython): every number after the first
-    block's is 0, for a reader that leaves any error to a second, numbered read (a kernel's lockstep)."""
+    block's is 0, for a reader that leaves any error to a second, numbered read (a kernel's lockstep).
+    With `split`, each block comes as its list of lines, which numbers the next block (no count)."""
     if not stat.S_ISREG(os.stat(path).st_mode):  # checked before opening: a FIFO blocks, a device never ends
         raise at_line(path, 1, "this is not a regular file (a pipe, device or folder); expected a text file")
     with open(path, "rb") as f:
@@ -201,14 +202,25 @@ def _iter_raw_blocks(path, numbered=True):
             block = b"".join((*carried, chunk[:end])) if carried else chunk[:end]
             carried, carried_bytes = ([chunk[end + 1:]], len(chunk) - end - 1) if end + 1 < len(chunk) else ([], 0)
             if len(block) >= MAX_LINE_BYTES:  # only then can a line be too long
-                yield from _refuse_long_line(path, number, block)
-            yield number, _without_bom(number, block)
-            number = _next_number(number, block, numbered)
+                yield from _refuse_long_line(path, number, block, split)
+            number = yield from _given(number, block, numbered, split)
         if carried:
             block = b"".join(carried)
             if len(block) > MAX_LINE_BYTES:
                 raise _too_long(path, number)
-            yield number, _without_bom(number, block)
+            yield from _given(number, block, numbered, split)
+
+
+def _given(number, block, numbered, split):
+    """Gives `block`, which starts at line `number`, as `_iter_raw_blocks` gives it (split or not, its BOM
+    removed); returns the number of the line after it: split, counted by the split itself."""
+    block = _without_bom(number, block)
+    if split:
+        lines = block.split(b"\n")
+        yield number, lines
+        return number + len(lines)
+    yield number, block
+    return _next_number(number, block, numbered)
 
 
 def _next_number(number, block, numbered):
@@ -220,14 +232,14 @@ def _without_bom(number, block):
     return block[3:] if number == 1 and block.startswith(b"\xef\xbb\xbf") else block
 
 
-def _refuse_long_line(path, number, block):
+def _refuse_long_line(path, number, block, split=False):
     """Nothing if no line of `block` (each followed by a line end) is longer than `MAX_LINE_BYTES`; else
-    the lines before the first such line as one block, then its error."""
+    the lines before the first such line as one block (`_given`), then its error."""
     lines = block.split(b"\n")
     for index, raw in enumerate(lines):
         if len(raw) + 1 > MAX_LINE_BYTES:
             if index:
-                yield number, _without_bom(number, b"\n".join(lines[:index]))
+                yield from _given(number, b"\n".join(lines[:index]), True, split)
             raise _too_long(path, number + index)
 
 
@@ -376,8 +388,8 @@ def iter_checked_jsonl(path: str | os.PathLike, what: str, plain: Callable[[byte
     The errors come as from `read_jsonl` then `check` per record: a line that is not a JSON object
     anywhere in the file before the first record `check` refuses."""
     refused = None  # the first error of `check`, raised once every line is read
-    for first, block in _iter_raw_blocks(path):
-        for number, raw in enumerate(block.split(b"\n"), first):
+    for first, lines in _iter_raw_blocks(path, split=True):
+        for number, raw in enumerate(lines, first):
             record = plain(raw, MAX_DEPTH) if orjson is not None else _UNSURE
             if record is _UNSURE:
                 record = _exact_object(raw, path, number, what)

@@ -21,8 +21,12 @@ def read_references(path: str | os.PathLike) -> Any:
     records = [record for _, record in iter_checked_jsonl(path, "a gold claim", kernel.plain_gold,
                                                             scoring.check_gold)]
     if not records:
-        raise at_line(path, 1, "the file has no gold claim; expected a gold claim per line")
+        raise _no_gold(path)
     return records
+
+
+def _no_gold(path):
+    return at_line(path, 1, "the file has no gold claim; expected a gold claim per line")
 
 
 def _prediction(record, where):
@@ -65,15 +69,93 @@ def read_predictions(path: str | os.PathLike, gold_claims: Sequence[str]) -> Any
                 replaced.add(i)
             aligned[i] = prediction
     if not read:
-        raise at_line(path, 1, "the file has no prediction; expected a prediction per line")
+        raise _no_prediction(path)
+    _warn_alignment(path, sorted(replaced), len(unknown), unknown[0] if unknown else None)
+    return aligned
+
+
+def _no_prediction(path):
+    return at_line(path, 1, "the file has no prediction; expected a prediction per line")
+
+
+def _warn_alignment(path, replaced, n_unknown, first_unknown):
+    """The official alignment's silent rules, said: `replaced`, the gold claims (indices, in order) with more
+    than one prediction line; `n_unknown` lines for claims not in the gold file, the first for `first_unknown`."""
     if replaced:
         scoring.warn(Note("repeated_prediction_lines", f"{path}: {len(replaced)} gold claim(s) have more than one "
-                          f"prediction line (claims {scoring.listed(sorted(replaced))}); as the official scorer, the "
+                          f"prediction line (claims {scoring.listed(replaced)}); as the official scorer, the "
                           "later line wins"))
-    if unknown:
-        scoring.warn(Note("unknown_prediction_claims", f"{path}: ignored {len(unknown)} prediction line(s) whose "
-                          f"Claim is not in the gold file (the first: {unknown[0][:60]!r})"))
-    return aligned
+    if n_unknown:
+        scoring.warn(Note("unknown_prediction_claims", f"{path}: ignored {n_unknown} prediction line(s) whose "
+                          f"Claim is not in the gold file (the first: {first_unknown[:60]!r})"))
+
+
+def _latest_predictions(path):
+    """({claim: its last prediction line's record, in the order the file first gives each claim}, {claim: its
+    number of lines, for a claim with more than one}): what `read_predictions` aligns, before any gold."""
+    latest: dict[str, dict] = {}
+    repeated: dict[str, int] = {}
+    for _, (claim, prediction) in iter_checked_jsonl(path, "a prediction", kernel.plain_prediction, _prediction):
+        if claim in latest:
+            repeated[claim] = repeated.get(claim, 1) + 1
+        latest[claim] = prediction  # official: a later line wins
+    if not latest:
+        raise _no_prediction(path)
+    return latest, repeated
+
+
+def summarize_files(gold_file: str | os.PathLike, predictions_path: str | os.PathLike, strict: bool = False,
+                    ev2r_aggregation: str = "tsver") -> dict | None:
+    """`score(read_references(gold_file), read_predictions(...))` without a judge or per-claim statistics,
+    the same result and warnings, holding neither file (justifications are most of a gold file's bytes,
+    and memory used again is faster than new): the two files read in step (`_paired_rows`), else each
+    claim's last prediction kept and the gold streamed (`_streamed_rows`). None where the two-file path
+    must run instead: a file it refuses (that path reads the gold first, so a bad gold file is the error
+    given first), or a claim `ClaimRows.add_claim` does not take plainly."""
+    found = _paired_rows(gold_file, predictions_path)
+    if found is None:
+        found = _streamed_rows(gold_file, predictions_path)
+    if found is None:
+        return None
+    rows, claims = found
+    return scoring.summarize_rows(rows, claims, strict, ev2r_aggregation, str(predictions_path))
+
+
+def _paired_rows(gold_file, predictions_path):
+    """`kernel.paired_rows` of the two files (each pair scored while both lines are fresh): where the prediction
+    file has one line per gold claim in the gold's order, as the official baseline writes it. None where
+    they are not so, or on any error (the other reads word it)."""
+    gold = iter_checked_jsonl(gold_file, "a gold claim", kernel.plain_gold, scoring.check_gold)
+    predictions = iter_checked_jsonl(predictions_path, "a prediction", kernel.plain_prediction, _prediction)
+    try:
+        return kernel.paired_rows(gold, predictions, scoring.verdict_outcome)
+    except (TypeError, ValueError):
+        return None
+
+
+def _streamed_rows(gold_file, predictions_path):
+    """(`kernel.ClaimRows`, gold claim texts) of any order: each claim's last prediction line kept, then each
+    gold line scored as it is read, with `read_predictions`' warnings. None on a prediction file it refuses
+    or a claim `ClaimRows.add_claim` does not take plainly."""
+    try:
+        latest, repeated = _latest_predictions(predictions_path)
+    except (TypeError, ValueError):
+        return None
+    rows, claims, replaced = kernel.ClaimRows(), [], []
+    for _, record in iter_checked_jsonl(gold_file, "a gold claim", kernel.plain_gold, scoring.check_gold):
+        claim = record["Claim"]
+        if claim in repeated:
+            replaced.append(len(claims))
+        if not rows.add_claim(record, latest.get(claim), scoring.verdict_outcome):
+            return None
+        claims.append(claim)
+    if not claims:
+        raise _no_gold(gold_file)
+    gold_claims = set(claims)
+    unknown = [claim for claim in latest if claim not in gold_claims]
+    _warn_alignment(predictions_path, replaced, sum(repeated.get(claim, 1) for claim in unknown),
+                    unknown[0] if unknown else None)
+    return rows, claims
 
 
 def score(gold: Sequence, predictions: Sequence, judge: Any = None, strict: bool = False,
@@ -162,6 +244,19 @@ def score_files(gold_path: str | os.PathLike, predictions_path: str | os.PathLik
     recorded there are not sent again (a rerun resumes)."""
     gold_file = data.resolve("tsver", gold_path)  # once: resolving checks the store copy's sha256
     check_outputs(gold_file, predictions_path, write_ev2r, report, judge)
+    if judge is None and report is None and write_ev2r is None:  # only the numbers: neither file is held
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", TSVerWarning)
+            summed = summarize_files(gold_file, predictions_path, strict, ev2r_aggregation)
+        if summed is not None:  # (None: it warned nothing, and the path below reads both files whole)
+            summed["warnings"] = scoring.caught_notes(caught) + summed["warnings"]
+            return summed
+    return _score_whole_files(gold_path, gold_file, predictions_path, judge, strict, ev2r_aggregation, report,
+                              write_ev2r)
+
+
+def _score_whole_files(gold_path, gold_file, predictions_path, judge, strict, ev2r_aggregation, report, write_ev2r):
+    """`score_files` with both files read whole: the records a judge, a report or Ev2R records need."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TSVerWarning)
         gold, predictions, existing = _read(gold_file, predictions_path, write_ev2r)

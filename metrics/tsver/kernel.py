@@ -15,6 +15,7 @@ It is plain typed Python, compiled by mypyc when the package is built with a C c
 the checked path's per-value Python calls cost several times the parse of the files.
 """
 
+from collections.abc import Iterator
 from typing import Any, Final
 
 from benchscore.core import json_kernel
@@ -30,9 +31,10 @@ _LONG_AS_FLOAT: Final = 2.0 ** 63  # what orjson makes of an integer past 64 bit
 
 def plain_gold(raw: bytes, max_depth: int) -> Any:
     """The record of a gold line where `scoring.check_gold` would pass it unchanged, else `UNSURE`."""
-    record = json_kernel.loads(raw)
-    if type(record) is not dict or max_depth <= SERIES_DEPTH:
+    value = json_kernel.loads(raw)
+    if type(value) is not dict or max_depth <= SERIES_DEPTH:
         return json_kernel.UNSURE
+    record: dict = value  # typed: mypyc's own dict calls, not a method looked up per call
     claim, verdict = record.get("Claim"), record.get("Verdict")
     if type(claim) is not str or type(verdict) is not str or verdict not in LABELS:
         return json_kernel.UNSURE
@@ -45,9 +47,10 @@ def plain_prediction(raw: bytes, max_depth: int) -> Any:
     """(claim, {"verdict", "explanation", "ranges"}) of a prediction line where `files._prediction` gives it,
     else `UNSURE`.
     The four keys must be there (an error line may lack two on the checked path: that is left to it)."""
-    record = json_kernel.loads(raw)
-    if type(record) is not dict or max_depth <= SERIES_DEPTH:
+    value = json_kernel.loads(raw)
+    if type(value) is not dict or max_depth <= SERIES_DEPTH:
         return json_kernel.UNSURE
+    record: dict = value
     verdict, explanation = record.get("Verdict"), record.get("Explanation", 0)
     ranges = record.get("PredictedTimeRanges", 0)
     if type(record.get("Claim")) is not str or type(verdict) is not str:
@@ -64,7 +67,8 @@ def plain_series(value: Any) -> bool:
     range with another key (`scoring.check_series`, where a range may hold other keys: left to it)."""
     if type(value) is not dict:
         return False
-    for ranges in value.values():
+    series: dict = value
+    for ranges in series.values():
         if not _plain_ranges(ranges):
             return False
     return True
@@ -111,8 +115,11 @@ def plain_rows(rows: Any) -> bool:
 def _plain_ranges(ranges: Any) -> bool:
     if type(ranges) is not list:
         return False
-    for r in ranges:
-        if type(r) is not dict or len(r) != 2 or not _year(r.get("from")) or not _year(r.get("to")):
+    for item in ranges:
+        if type(item) is not dict:
+            return False
+        r: dict = item
+        if len(r) != 2 or not _year(r.get("from")) or not _year(r.get("to")):
             return False
     return True
 
@@ -122,7 +129,10 @@ def _text_or_none(value: Any) -> bool:
 
 
 def _year(value: Any) -> bool:
-    return type(value) is int and YEARS[0] <= value <= YEARS[1]
+    if type(value) is not int:
+        return False
+    year: int = value
+    return YEARS[0] <= year <= YEARS[1]
 
 
 def _strings(value: Any) -> bool:
@@ -168,7 +178,7 @@ def year_counts(gold_ranges: Any, predicted_ranges: Any) -> tuple[int, int]:
     """(|A ∩ B|, |A ∪ B|) of the years two lists of ranges cover."""
     if len(gold_ranges) == 1 and len(predicted_ranges) == 1:  # most series: one range a side, no list built
         g, p = gold_ranges[0], predicted_ranges[0]
-        g_from, g_to, p_from, p_to = int(g["from"]), int(g["to"]), int(p["from"]), int(p["to"])
+        g_from, g_to, p_from, p_to = _int(g["from"]), _int(g["to"]), _int(p["from"]), _int(p["to"])
         g_count, p_count = max(g_to - g_from + 1, 0), max(p_to - p_from + 1, 0)  # from > to covers no year
         common = min(g_to, p_to) - max(g_from, p_from) + 1 if g_count and p_count else 0
         intersection = max(common, 0)
@@ -178,11 +188,19 @@ def year_counts(gold_ranges: Any, predicted_ranges: Any) -> tuple[int, int]:
     return intersection, span_count(gold) + span_count(predicted) - intersection
 
 
+def _int(year: Any) -> int:
+    """int(year), without the generic conversion's call for what is already a plain int (nearly every year)."""
+    if type(year) is int:
+        plain: int = year
+        return plain
+    return int(year)
+
+
 def year_spans(ranges: Any) -> list[list[int]]:
     """The union of range(from, to + 1) as sorted disjoint [first, last] spans: the counts of a set of
     years, without materialising every year of an absurd range. A range with from > to adds nothing.
     (Years are checked integers, a numpy one too: int() reads each exactly.)"""
-    pairs = sorted([(int(r["from"]), int(r["to"])) for r in ranges if r["from"] <= r["to"]])
+    pairs = sorted([(_int(r["from"]), _int(r["to"])) for r in ranges if r["from"] <= r["to"]])
     spans: list[list[int]] = []
     for first, last in pairs:
         if spans and first <= spans[-1][1] + 1:  # overlapping or adjacent years merge
@@ -249,6 +267,7 @@ class ClaimRows:
         self.recall: list[Any] = []
         self.f1: list[Any] = []
         self.inverted: list[bool] = []
+        self._outcomes: dict[str, tuple[str, Any]] = {}
 
     def add(self, status: str, gold: str, label: Any, correct: bool, verdict: Any,
             terms: tuple[Any, Any, Any, Any, Any], inverted: bool) -> None:
@@ -264,24 +283,61 @@ class ClaimRows:
         self.f1.append(terms[4])
         self.inverted.append(inverted)
 
-
-def claim_rows(gold: list, predictions: list, outcome: Any) -> ClaimRows | None:
-    """The `ClaimRows` of gold records and their aligned predictions (None or {"verdict", "ranges", ...}),
-    `outcome(verdict)` giving (status, matched label) as `scoring.verdict_outcome`; None where a record is
-    not plainly what the checked path passes (a gold verdict that is no label, series not `plain_series`):
-    the checked path words the error, or takes what it takes and this does not (numpy years, say)."""
-    rows = ClaimRows()
-    for i in range(len(gold)):
-        record, prediction = gold[i], predictions[i]
+    def add_claim(self, record: Any, prediction: Any, outcome: Any) -> bool:
+        """Adds the row of a checked gold record and its aligned prediction (None or {"verdict", "ranges", ...}),
+        `outcome(verdict)` giving (status, matched label) as `scoring.verdict_outcome`; False, and nothing added,
+        where they are not plainly what the checked path passes (a gold verdict that is no label, series not
+        `plain_series`): the checked path words the error, or takes what it takes and this does not."""
         if not _plain_claim(record, prediction):
-            return None
+            return False
         gold_verdict: str = record["Verdict"]
         verdict: Any = None if prediction is None else prediction["verdict"]
         ranges = None if prediction is None else prediction["ranges"]
-        status, label = outcome(verdict)
-        rows.add(status, gold_verdict, label, status == OK and label == gold_verdict, verdict,
+        status, label = self._outcome(verdict, outcome)
+        self.add(status, gold_verdict, label, status == OK and label == gold_verdict, verdict,
                  coverage_terms(record["TimeSeries"], ranges), has_inverted(ranges))
+        return True
+
+    def _outcome(self, verdict: Any, outcome: Any) -> tuple[str, Any]:
+        # a run writes few distinct verdicts (the labels, "error", a model's variants): each is matched once
+        # here (a memo no larger than the predictions that hold the verdicts), not a Python call per claim
+        if verdict is None:
+            missing: tuple[str, Any] = outcome(None)
+            return missing
+        known = self._outcomes.get(verdict)
+        if known is None:
+            known = self._outcomes[verdict] = outcome(verdict)
+        return known
+
+
+def claim_rows(gold: list, predictions: list, outcome: Any) -> ClaimRows | None:
+    """The `ClaimRows` of gold records and their aligned predictions (`ClaimRows.add_claim` of each pair),
+    None where a pair is not plainly what the checked path passes."""
+    rows = ClaimRows()
+    for i in range(len(gold)):
+        if not rows.add_claim(gold[i], predictions[i], outcome):
+            return None
     return rows
+
+
+def paired_rows(gold: Iterator[Any], predictions: Iterator[Any], outcome: Any) -> tuple[ClaimRows, list[str]] | None:
+    """(`ClaimRows`, gold claim texts) of (line number, gold record) and (line number, (claim, prediction))
+    lines where line i of each holds the same claim and no claim comes twice: the official alignment of
+    such files pairs line i with line i. None at the first line that is not so (or a file longer than the
+    other, or none at all, or a pair `add_claim` refuses)."""
+    rows, claims, seen = ClaimRows(), [], set()
+    for numbered in gold:
+        line = next(predictions, None)
+        if line is None:
+            return None
+        record, (claim, prediction) = numbered[1], line[1]
+        if claim != record["Claim"] or claim in seen or not rows.add_claim(record, prediction, outcome):
+            return None
+        seen.add(claim)
+        claims.append(claim)
+    if next(predictions, None) is not None or not claims:
+        return None
+    return rows, claims
 
 
 def _plain_claim(record: Any, prediction: Any) -> bool:
@@ -315,12 +371,16 @@ def coverage_terms(gold_series: Any, predicted_series: Any, series: dict | None 
             ious.append(iou)
             if series is not None:
                 series[s] = {"iou": iou, "intersection": intersection, "union": union}
-    precision: Any = len(ious) / len(predicted_series)
-    recall: Any = len(ious) / len(gold_series)
+    matched = len(ious)
+    # typed floats: mypyc keeps them unboxed, the same IEEE operations in the same order as Python's
+    precision: float = matched / len(predicted_series)
+    recall: float = matched / len(gold_series)
     f1: Any = 0
     if precision + recall > 0:
         f1 = 2 * precision * recall / (precision + recall)
     mean_iou: Any = 0
-    if ious:
-        mean_iou = sum(ious) / len(ious)  # Python's own sum of a list (its float rules per version)
+    if matched == 1:  # sum([iou]) / 1, exactly: an iou is never -0.0
+        mean_iou = float(ious[0])
+    elif matched:
+        mean_iou = sum(ious) / matched  # Python's own sum of a list (its float rules per version)
     return f1 * mean_iou, mean_iou, precision, recall, f1

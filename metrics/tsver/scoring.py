@@ -10,6 +10,7 @@ import dataclasses
 import functools
 import itertools
 import math
+import operator
 import warnings
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -315,14 +316,18 @@ def _mean(values):
 
 
 def _macro_f1(pairs):
-    """sklearn-style macro F1 over all four LABELS, zero division -> 0; a predicted label of None
-    (error line; in strict mode also missing/unmatched) is a miss for the gold label only."""
+    """sklearn-style macro F1 over all four LABELS, zero division -> 0, of the counted (gold, predicted label)
+    pairs as a Counter; a predicted label of None (error line; in strict mode also missing/unmatched) is a
+    miss for the gold label only."""
     if not pairs:
         return None
-    tp = Counter(g for g, p in pairs if g == p)
-    gold = Counter(g for g, _ in pairs)
-    predicted = Counter(p for _, p in pairs)  # F1 = 2tp / (2tp + fp + fn) = 2tp / (gold + predicted)
-    return _mean([2 * tp[label] / (gold[label] + predicted[label]) if tp[label] else 0.0 for label in LABELS])
+    gold, predicted = Counter(), Counter()
+    for (g, p), n in pairs.items():
+        gold[g] += n
+        predicted[p] += n
+    # F1 = 2tp / (2tp + fp + fn) = 2tp / (gold + predicted)
+    return _mean([2 * pairs[label, label] / (gold[label] + predicted[label]) if pairs[label, label] else 0.0
+                  for label in LABELS])
 
 
 def _ratio(a, b):
@@ -352,7 +357,7 @@ def ev2r_aggregate(records, aggregation="tsver"):
 
 
 def _confusion(rows):
-    pairs = Counter(itertools.compress(zip(rows.gold, rows.label), (status == OK for status in rows.status)))
+    pairs = Counter(itertools.compress(zip(rows.gold, rows.label), map(OK.__eq__, rows.status)))
     return [[pairs[gold, label] for label in LABELS] for gold in LABELS]
 
 
@@ -381,7 +386,7 @@ def _over_supported(counts):
 # What the official rules do silently to some claims and changes a number: said once per kind.
 # (each kind's flags are read from the claims' rows: `kernel.ClaimRows`)
 VERDICT_WARNINGS = (
-    ("unmatched_verdicts", lambda rows: (status == UNMATCHED for status in rows.status),
+    ("unmatched_verdicts", lambda rows: map(UNMATCHED.__eq__, rows.status),
      "{n} predicted verdict(s) match no label (claims {claims}); as the official scorer, they are left out of the "
      "verdict scores"),
     ("empty_verdicts", lambda rows: rows.blank_verdict,
@@ -472,12 +477,15 @@ def rows_of(stats):
 
 def aggregate_rows(rows, strict=False):
     """`aggregate`'s numbers and warnings but Ev²R's, from the claims' rows (`kernel.ClaimRows`)."""
-    counted, in_tscs = zip(*(_counted(status, strict) for status in rows.status)) if rows.status else ((), ())
     statuses = Counter(rows.status)
+    # the flags per claim looked up by status (`_counted`'s rule once per status, not once per claim)
+    rule = {status: _counted(status, strict) for status in statuses}
+    counted = list(map(operator.itemgetter(0), map(rule.__getitem__, rows.status)))
+    in_tscs = list(map(operator.itemgetter(1), map(rule.__getitem__, rows.status)))
     correct = list(itertools.compress(rows.correct, counted))
     result = {
         "verdict_accuracy": _mean(list(map(float, correct))),
-        "verdict_macro_f1": _macro_f1(list(itertools.compress(zip(rows.gold, rows.label), counted))),
+        "verdict_macro_f1": _macro_f1(Counter(itertools.compress(zip(rows.gold, rows.label), counted))),
         **{name: _mean(list(itertools.compress(getattr(rows, name), in_tscs))) for name in TSCS_TERMS},
         "n_claims": len(rows.status),
         "n_scored": len(correct),
@@ -534,6 +542,8 @@ def signature(strict: bool = False, ev2r_aggregation: str = "tsver", judge: Any 
 
 def duplicate_claims_warning(claims):
     """A warning when a gold claim text appears more than once (each copy counts, as in the official scorer)."""
+    if len(set(claims)) == len(claims):  # the usual case, decided without a Python loop
+        return []
     first, repeated = {}, []
     for i, claim in enumerate(claims):
         if claim in first:
@@ -550,8 +560,8 @@ def score(gold: Sequence, predictions: Sequence, ev2r: Any = None, strict: bool 
     `per_claim`, also the statistics; `source` (a file name) starts the warnings about predicted verdicts."""
     check_flag(per_claim, "per_claim")
     stats = item_stats(gold, predictions, ev2r)
-    result = _signed(aggregate(stats, strict=strict, ev2r_aggregation=ev2r_aggregation), gold, strict,
-                     ev2r_aggregation, judge, source)
+    result = _signed(aggregate(stats, strict=strict, ev2r_aggregation=ev2r_aggregation),
+                     [g["Claim"] for g in gold], strict, ev2r_aggregation, judge, source)
     if per_claim:
         result["per_claim"] = stats
     return result
@@ -562,19 +572,25 @@ def summarize(gold: Sequence, predictions: Sequence, strict: bool = False, ev2r_
     """`score` without a judge and without per-claim statistics: the same result, summed from the kernel's
     per-claim rows (`kernel.claim_rows`) instead of one `ItemStats` per claim (what a command over large
     files pays for nothing). `gold`: checked records (`files.read_references`)."""
-    check_aggregation(ev2r_aggregation)
-    check_flag(strict, "strict")
     rows = kernel.claim_rows(list(gold), list(predictions), verdict_outcome) if len(predictions) == len(gold) else None
     if rows is None:  # not what the kernel takes: the checked path words the error
         return score(gold, predictions, strict=strict, ev2r_aggregation=ev2r_aggregation, source=source)
-    return _signed(aggregate_rows(rows, strict), gold, strict, ev2r_aggregation, "none", source)
+    return summarize_rows(rows, [g["Claim"] for g in gold], strict, ev2r_aggregation, source)
 
 
-def _signed(result, gold, strict, ev2r_aggregation, judge, source):
-    """`result` with the warning of a gold claim given twice first, the predicted-verdict warnings naming
-    `source`, and the signature."""
+def summarize_rows(rows: kernel.ClaimRows, claims: Sequence[str], strict: bool = False,
+                   ev2r_aggregation: str = "tsver", source: str | None = None) -> dict:
+    """`summarize` of the claims' rows, already built (`files` builds them as it reads), and the gold claim texts."""
+    check_aggregation(ev2r_aggregation)
+    check_flag(strict, "strict")
+    return _signed(aggregate_rows(rows, strict), claims, strict, ev2r_aggregation, "none", source)
+
+
+def _signed(result, claims, strict, ev2r_aggregation, judge, source):
+    """`result` with the warning of a gold claim given twice first (`claims`: the gold claim texts), the
+    predicted-verdict warnings naming `source`, and the signature."""
     verdicts = {kind for kind, _, _ in VERDICT_WARNINGS} if source else ()
-    result["warnings"] = duplicate_claims_warning([g["Claim"] for g in gold]) + [
+    result["warnings"] = duplicate_claims_warning(claims) + [
         w.reworded(f"{source}: {w}") if w.kind in verdicts else w for w in result["warnings"]]
     result["signature"] = signature(strict, ev2r_aggregation, judge)
     return result
