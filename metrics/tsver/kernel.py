@@ -31,10 +31,9 @@ _LONG_AS_FLOAT: Final = 2.0 ** 63  # what orjson makes of an integer past 64 bit
 
 def plain_gold(raw: bytes, max_depth: int) -> Any:
     """The record of a gold line where `scoring.check_gold` would pass it unchanged, else `UNSURE`."""
-    value = json_kernel.loads(raw)
-    if type(value) is not dict or max_depth <= SERIES_DEPTH:
+    record = json_kernel.loads(raw)
+    if type(record) is not dict or max_depth <= SERIES_DEPTH:
         return json_kernel.UNSURE
-    record: dict = value  # typed: mypyc's own dict calls, not a method looked up per call
     claim, verdict = record.get("Claim"), record.get("Verdict")
     if type(claim) is not str or type(verdict) is not str or verdict not in LABELS:
         return json_kernel.UNSURE
@@ -47,10 +46,9 @@ def plain_prediction(raw: bytes, max_depth: int) -> Any:
     """(claim, {"verdict", "explanation", "ranges"}) of a prediction line where `files._prediction` gives it,
     else `UNSURE`.
     The four keys must be there (an error line may lack two on the checked path: that is left to it)."""
-    value = json_kernel.loads(raw)
-    if type(value) is not dict or max_depth <= SERIES_DEPTH:
+    record = json_kernel.loads(raw)
+    if type(record) is not dict or max_depth <= SERIES_DEPTH:
         return json_kernel.UNSURE
-    record: dict = value
     verdict, explanation = record.get("Verdict"), record.get("Explanation", 0)
     ranges = record.get("PredictedTimeRanges", 0)
     if type(record.get("Claim")) is not str or type(verdict) is not str:
@@ -67,8 +65,7 @@ def plain_series(value: Any) -> bool:
     range with another key (`scoring.check_series`, where a range may hold other keys: left to it)."""
     if type(value) is not dict:
         return False
-    series: dict = value
-    for ranges in series.values():
+    for ranges in value.values():
         if not _plain_ranges(ranges):
             return False
     return True
@@ -115,11 +112,8 @@ def plain_rows(rows: Any) -> bool:
 def _plain_ranges(ranges: Any) -> bool:
     if type(ranges) is not list:
         return False
-    for item in ranges:
-        if type(item) is not dict:
-            return False
-        r: dict = item
-        if len(r) != 2 or not _year(r.get("from")) or not _year(r.get("to")):
+    for r in ranges:
+        if type(r) is not dict or len(r) != 2 or not _year(r.get("from")) or not _year(r.get("to")):
             return False
     return True
 
@@ -129,10 +123,7 @@ def _text_or_none(value: Any) -> bool:
 
 
 def _year(value: Any) -> bool:
-    if type(value) is not int:
-        return False
-    year: int = value
-    return YEARS[0] <= year <= YEARS[1]
+    return type(value) is int and YEARS[0] <= value <= YEARS[1]
 
 
 def _strings(value: Any) -> bool:
