@@ -1117,6 +1117,36 @@ def test_tsver_command_reads_the_files_as_the_two_file_path(tmp_path_factory, go
     _TSVER_PATHS.append(tuple(took))
 
 
+@pytest.mark.parametrize("predictions", ["missing", "folder", "bad", "good"])
+@pytest.mark.parametrize("gold", ["missing", "folder", "bad", "empty", "good"])
+def test_tsver_command_reads_a_missing_or_odd_file_as_the_two_file_path(tmp_path, gold, predictions):
+    """A prediction file that cannot be opened, with a bad gold file: the gold's error first, as reading both
+    files whole gives it (the command reads the predictions first where it can); any pair: the same outcome."""
+    from benchscore.tsver import files
+
+    lines = {"bad": "{bad\n", "empty": "", "good": '{"Claim": "c", "Verdict": "Refuted", "TimeSeries": {}, '
+             '"Justifications": [], "PredictedTimeRanges": null, "Explanation": null}\n'}
+    paths = {}
+    for name, kind in (("gold", gold), ("predictions", predictions)):
+        paths[name] = tmp_path / f"{name}.jsonl"
+        if kind == "folder":
+            paths[name].mkdir()
+        elif kind != "missing":
+            paths[name].write_text(lines[kind], encoding="utf-8")
+
+    def outcome():
+        try:
+            return "result", _typed(files.score_files(paths["gold"], paths["predictions"]))
+        except (OSError, TypeError, ValueError) as err:
+            return "error", type(err).__name__, str(err)
+
+    fast = outcome()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(files, "summarize_files", lambda *args: None)
+        assert outcome() == fast
+    assert (fast[0] == "result") == (gold == predictions == "good")
+
+
 def test_tsver_command_reads_took_each_path():
     """The property above is not a no-op: its files were read in step, streamed, and left to the two-file path."""
     if not _TSVER_PATHS:

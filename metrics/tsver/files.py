@@ -110,8 +110,8 @@ def summarize_files(gold_file: str | os.PathLike, predictions_path: str | os.Pat
     the same result and warnings, holding neither file (justifications are most of a gold file's bytes,
     and memory used again is faster than new): the two files read in step (`_paired_rows`), else each
     claim's last prediction kept and the gold streamed (`_streamed_rows`). None where the two-file path
-    must run instead: a file it refuses (that path reads the gold first, so a bad gold file is the error
-    given first), or a claim `ClaimRows.add_claim` does not take plainly."""
+    must run instead: a prediction file it refuses or cannot open (that path reads the gold first, so a bad
+    gold file is the error given first), or a claim `ClaimRows.add_claim` does not take plainly."""
     found = _paired_rows(gold_file, predictions_path)
     if found is None:
         found = _streamed_rows(gold_file, predictions_path)
@@ -129,17 +129,17 @@ def _paired_rows(gold_file, predictions_path):
     predictions = iter_checked_jsonl(predictions_path, "a prediction", kernel.plain_prediction, _prediction)
     try:
         return kernel.paired_rows(gold, predictions, scoring.verdict_outcome)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OSError):  # OSError: a missing file, say; the gold's own error comes first
         return None
 
 
 def _streamed_rows(gold_file, predictions_path):
     """(`kernel.ClaimRows`, gold claim texts) of any order: each claim's last prediction line kept, then each
     gold line scored as it is read, with `read_predictions`' warnings. None on a prediction file it refuses
-    or a claim `ClaimRows.add_claim` does not take plainly."""
+    (missing, unreadable) or a claim `ClaimRows.add_claim` does not take plainly."""
     try:
         latest, repeated = _latest_predictions(predictions_path)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OSError):  # read after a bad gold file's error (the two-file path reads it first)
         return None
     rows, claims, replaced = kernel.ClaimRows(), [], []
     for _, record in iter_checked_jsonl(gold_file, "a gold claim", kernel.plain_gold, scoring.check_gold):
