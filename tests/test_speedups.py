@@ -1386,26 +1386,70 @@ def test_tsver_kernel_statuses_are_scorings():
 @settings(max_examples=40, deadline=None)
 @given(TSVER_CLAIMS)
 def test_tsver_compute_sums_as_with_per_claim_statistics(drawn):
-    """evaluate's `compute` without per-claim output sums as the command does; with `return_per_claim` it keeps
-    ItemStats: the same numbers either way, and `score`'s."""
+    """evaluate's `compute` without per-claim output sums as the command does, from the stored examples
+    (`kernel.example_rows`); with `return_per_claim` it keeps ItemStats: the same numbers either way, and
+    `score`'s."""
     from conftest import load_metric
 
-    from benchscore.tsver import loader, scoring
+    from benchscore.tsver import kernel, loader, scoring
 
     gold, predictions = _tsver_claims(drawn)
     references = [loader.reference(g) for g in gold]
     examples = [loader.prediction(p) if p is not None else {"verdict": None, "explanation": None, "time_series": None}
                 for p in predictions]
     metric = _tsver_metric(load_metric)
-    with warnings.catch_warnings():
+    took = []
+    with warnings.catch_warnings(), pytest.MonkeyPatch.context() as patch:
         warnings.simplefilter("ignore")
+        patch.setattr(kernel, "example_rows", lambda *args, _rows=kernel.example_rows: took.append(_rows(*args))
+                      or took[-1])
         summed = metric.compute(predictions=examples, references=references)
         kept = metric.compute(predictions=examples, references=references, return_per_claim=True)
         want = scoring.score(gold, [None if p is None else {**p, "ranges": p["ranges"] or None} for p in predictions])
+    assert len(took) == 1 and took[0] is not None  # summed from the examples, once; kept: from official records
     assert len(kept.pop("per_claim")) == len(gold)
     _same_result(summed, kept)
     assert {k: v for k, v in summed.items() if k != "warnings"} == {k: v for k, v in want.items() if k != "warnings"}
 
+
+def _claim_row_fields(rows):
+    return [_typed(getattr(rows, name)) for name in ("status", "gold", "label", "correct", "blank_verdict", "tscs",
+                                                      "iou", "precision", "recall", "f1", "inverted")]
+
+
+@settings(max_examples=300, deadline=None)
+@given(TSVER_CLAIMS, st.integers(0, 30), st.sampled_from([None, "numpy year", "str subclass", "tuple", "extra key"]))
+def test_tsver_example_rows_are_the_rows_of_the_official_records(drawn, where, odd):
+    """`compute`'s sums of plain examples (`kernel.example_rows`, no official record built per claim) are the
+    rows of `from_example`'s records (`kernel.claim_rows`), value and type; one odd example (what `_prepare`
+    accepts but is not plain, or an extra key): None, and `compute` takes `from_example`'s path."""
+    import numpy as np
+
+    from benchscore.tsver import kernel, loader, scoring
+
+    gold, predictions = _tsver_claims(drawn)
+    references = [loader.reference(g) for g in gold]
+    examples = [loader.prediction(p) if p is not None else {"verdict": None, "explanation": None, "time_series": None}
+                for p in predictions]
+    if odd is not None:
+        reference = references[where % len(references)]
+        reference["time_series"] = [{"series": "s", "ranges": [{"from": 1990, "to": 1991}]}]
+        changed = {"numpy year": lambda r: r["time_series"][0]["ranges"][0].update({"from": np.int64(1990)}),
+                   "str subclass": lambda r: r.update({"claim": type("Text", (str,), {})("c")}),
+                   "tuple": lambda r: r.update({"time_series": tuple(r["time_series"])}),
+                   "extra key": lambda r: r.update({"extra": 1})}
+        changed[odd](reference)
+    found = kernel.example_rows(examples, references, scoring.verdict_outcome)
+    if odd is not None:
+        assert found is None
+        return
+    gold_records, aligned = zip(*map(scoring.from_example, examples, references))
+    rows = kernel.claim_rows(list(gold_records), list(aligned), scoring.verdict_outcome)
+    assert _claim_row_fields(found[0]) == _claim_row_fields(rows)
+    assert found[1] == [g["Claim"] for g in gold]
+
+
+_TSVER_METRIC = []
 
 _TSVER_METRIC = []
 

@@ -311,6 +311,36 @@ def claim_rows(gold: list, predictions: list, outcome: Any) -> ClaimRows | None:
     return rows
 
 
+def example_rows(predictions: list, references: list, outcome: Any) -> tuple[ClaimRows, list[str]] | None:
+    """(`ClaimRows`, claim texts) of evaluate examples as the module stores them, where each is `plain_example`:
+    the rows of `scoring.from_example` of each pair (series rows as the official dict), with no official
+    record built per claim. None at the first pair that is not so."""
+    rows = ClaimRows()
+    claims: list[str] = []
+    for i in range(len(predictions)):
+        prediction, reference = predictions[i], references[i]
+        if not plain_example(prediction, reference):
+            return None
+        record = {"Verdict": reference["verdict"], "TimeSeries": _series_dict(reference["time_series"])}
+        verdict = prediction["verdict"]
+        predicted = None if verdict is None else {"verdict": verdict,
+                                                  "ranges": _series_dict(prediction["time_series"])}
+        if not rows.add_claim(record, predicted, outcome):
+            return None
+        claims.append(reference["claim"])
+    return rows, claims
+
+
+def _series_dict(rows: Any) -> dict | None:
+    """`scoring.ranges_from_rows` of `plain_rows` (no series twice)."""
+    if rows is None:
+        return None
+    series = {}
+    for row in rows:
+        series[row["series"]] = row["ranges"]
+    return series
+
+
 def paired_rows(gold: Iterator[Any], predictions: Iterator[Any], outcome: Any) -> tuple[ClaimRows, list[str]] | None:
     """(`ClaimRows`, gold claim texts) of (line number, gold record) and (line number, (claim, prediction))
     lines where line i of each holds the same claim and no claim comes twice: the official alignment of

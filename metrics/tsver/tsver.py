@@ -8,7 +8,7 @@ import evaluate
 from benchscore import data
 from benchscore.core import metric
 from benchscore.core.resampling import DEFAULT_RESAMPLES, DEFAULT_SEED
-from benchscore.tsver import files, scoring
+from benchscore.tsver import files, kernel, scoring
 from benchscore.tsver.loader import TIME_SERIES
 from benchscore.tsver.significance import add_confidence
 
@@ -133,10 +133,15 @@ class Tsver(metric.BenchscoreMetric):  # evaluate names the module after the cla
         scoring.check_flag(return_per_claim, "return_per_claim")
         if not predictions:
             raise ValueError("no examples to score; expected at least one claim")
-        gold, aligned = zip(*map(scoring.from_example, predictions, references))
         # Per-claim statistics only where they are returned or resampled (else summed as the command sums)
         per_claim = return_per_claim or confidence is not None
-        result = files.score(list(gold), list(aligned), ev2r_judge, strict, ev2r_aggregation, per_claim=per_claim)
+        summed = None if per_claim or ev2r_judge is not None else \
+            kernel.example_rows(predictions, references, scoring.verdict_outcome)
+        if summed is not None:  # plain examples: summed from them, no official record built per claim
+            result = scoring.summarize_rows(*summed, strict, ev2r_aggregation)
+        else:
+            gold, aligned = zip(*map(scoring.from_example, predictions, references))
+            result = files.score(list(gold), list(aligned), ev2r_judge, strict, ev2r_aggregation, per_claim=per_claim)
         stats = result.pop("per_claim", None)
         if confidence is not None:
             add_confidence(result, stats, n_resamples, seed, confidence, strict, ev2r_aggregation)
