@@ -356,8 +356,8 @@ def ev2r_aggregate(records, aggregation="tsver"):
     return {"precision": _mean(ps), "recall": _mean(rs), "f1": _mean([_f1(p, r) for p, r in zip(ps, rs)])}
 
 
-def _confusion(rows):
-    pairs = Counter(itertools.compress(zip(rows.gold, rows.label), map(OK.__eq__, rows.status)))
+def _confusion(pairs):
+    """Rows gold, columns matched label (LABELS' order) of the matched claims' (gold, label) counts."""
     return [[pairs[gold, label] for label in LABELS] for gold in LABELS]
 
 
@@ -477,15 +477,22 @@ def rows_of(stats):
 
 def aggregate_rows(rows, strict=False):
     """`aggregate`'s numbers and warnings but Ev²R's, from the claims' rows (`kernel.ClaimRows`)."""
-    statuses = Counter(rows.status)
-    # the flags per claim looked up by status (`_counted`'s rule once per status, not once per claim)
-    rule = {status: _counted(status, strict) for status in statuses}
+    outcomes = Counter(zip(rows.status, rows.gold, rows.label))  # one count per (status, gold, label)
+    statuses, counted_pairs, matched_pairs = Counter(), Counter(), Counter()
+    rule = {}  # `_counted`'s rule once per status, not once per claim
+    for (status, gold, label), n in outcomes.items():
+        rule[status] = _counted(status, strict)
+        statuses[status] += n
+        if rule[status][0]:
+            counted_pairs[gold, label] += n
+        if status == OK:
+            matched_pairs[gold, label] += n
     counted = list(map(operator.itemgetter(0), map(rule.__getitem__, rows.status)))
     in_tscs = list(map(operator.itemgetter(1), map(rule.__getitem__, rows.status)))
     correct = list(itertools.compress(rows.correct, counted))
     result = {
         "verdict_accuracy": _mean(list(map(float, correct))),
-        "verdict_macro_f1": _macro_f1(Counter(itertools.compress(zip(rows.gold, rows.label), counted))),
+        "verdict_macro_f1": _macro_f1(counted_pairs),
         **{name: _mean(list(itertools.compress(getattr(rows, name), in_tscs))) for name in TSCS_TERMS},
         "n_claims": len(rows.status),
         "n_scored": len(correct),
@@ -494,7 +501,7 @@ def aggregate_rows(rows, strict=False):
         "n_unmatched": statuses[UNMATCHED],
         "n_errors": statuses[ERROR],
         "n_missing": statuses[MISSING],
-        "confusion_matrix": _confusion(rows),
+        "confusion_matrix": _confusion(matched_pairs),
         "warnings": _claim_warnings(rows, VERDICT_WARNINGS + INVERTED_WARNINGS),
     }
     return result
