@@ -975,6 +975,9 @@ def test_tsver_kernel_reads_a_line_as_the_checked_path(drawn, max_depth):
         readers.MAX_DEPTH = previous
     if fast is not json_kernel.UNSURE:
         assert ("record", _typed(fast)) == checked
+        # what the in-step read's `ClaimRows.add_plain` takes without checking again
+        plain_gold = {"Verdict": "Refuted", "TimeSeries": {}}
+        assert kernel._plain_claim(fast, None) if kind == "gold" else kernel._plain_claim(plain_gold, fast[1])
 
 
 @pytest.mark.parametrize("raw", _RAW_VALUES)

@@ -281,13 +281,17 @@ class ClaimRows:
         `plain_series`): the checked path words the error, or takes what it takes and this does not."""
         if not _plain_claim(record, prediction):
             return False
+        self.add_plain(record, prediction, outcome)
+        return True
+
+    def add_plain(self, record: Any, prediction: Any, outcome: Any) -> None:
+        """`add_claim` of a record and prediction known plain (`plain_gold`'s, `plain_prediction`'s)."""
         gold_verdict: str = record["Verdict"]
         verdict: Any = None if prediction is None else prediction["verdict"]
         ranges = None if prediction is None else prediction["ranges"]
         status, label = self._outcome(verdict, outcome)
         self.add(status, gold_verdict, label, status == OK and label == gold_verdict, verdict,
                  coverage_terms(record["TimeSeries"], ranges), has_inverted(ranges))
-        return True
 
     def _outcome(self, verdict: Any, outcome: Any) -> tuple[str, Any]:
         # a run writes few distinct verdicts (the labels, "error", a model's variants): each is matched once
@@ -364,13 +368,13 @@ def paired_rows(gold_blocks: Iterator[Any], prediction_blocks: Iterator[Any], ou
 
 def _paired_claim(rows: ClaimRows, record: Any, predicted: Any, outcome: Any, seen: set[str]) -> str | None:
     """The claim of a gold record and a prediction line (`plain_gold`, `plain_prediction`) paired by position,
-    its row added; None where either is `UNSURE`, they hold different claims, the claim came before, or
-    `add_claim` refuses them."""
+    its row added; None where either is `UNSURE`, they hold different claims or the claim came before."""
     if record is json_kernel.UNSURE or predicted is json_kernel.UNSURE:
         return None
     claim, prediction = predicted
-    if claim != record["Claim"] or claim in seen or not rows.add_claim(record, prediction, outcome):
+    if claim != record["Claim"] or claim in seen:
         return None
+    rows.add_plain(record, prediction, outcome)
     seen.add(claim)
     return claim
 
