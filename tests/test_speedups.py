@@ -17,7 +17,7 @@
   (`parse_json`, `check_gold`, `_prediction`) on random lines and files with odd values and odd JSON text: the
   same record, aligned predictions and warnings, or the same error; `coverage`'s series against sets of years; the
   command's sums (`summarize`, `kernel.claim_rows`) against `score`'s ItemStats: the same result, or `score`'s;
-  the command's reads (`summarize_files`: in step, streamed) against reading both files whole.
+  the command's reads (`_summed_files`: in step, streamed) against reading both files whole.
 - WebNLG: the cost's alignment cells counted per distinct triple against the pair-by-pair sum; `checked_entries`
   against `check_cost` and `check_entry`; the kernel's column sums.
 """
@@ -1062,7 +1062,7 @@ def _paired_fields(gold, predictions):
     return [(("Claim", g[0][1]), *p[1:]) for g, p in zip(gold, predictions)]
 
 
-_TSVER_PATHS = []  # which read `summarize_files` took, for the test after the property
+_TSVER_PATHS = []  # which read `_summed_files` took, for the test after the property
 _plain_series = st.dictionaries(st.sampled_from("abc"), st.lists(st.fixed_dictionaries(
     {"from": st.integers(1990, 1995), "to": st.integers(1990, 1995)}), max_size=2), max_size=3)
 _plain_gold = st.tuples(st.tuples(st.just("Claim"), st.sampled_from(["c0", "c1", "c2", "c3"])),
@@ -1081,7 +1081,7 @@ _plain_prediction = st.tuples(st.tuples(st.just("Claim"), st.sampled_from(["c0",
        st.booleans())
 def test_tsver_command_reads_the_files_as_the_two_file_path(tmp_path_factory, gold, predictions, order, odd_line,
                                                             strict, crlf):
-    """`score_files` without a judge or report (the command: `summarize_files`, its files read in step or the
+    """`score_files` without a judge or report (the command: `_summed_files`, its files read in step or the
     gold streamed) gives what reading both files whole gives (`read_references`, `read_predictions`, `score`):
     the result, the warnings in order, or the error, word for word. Files in the gold's order and in any order,
     with claims missing, repeated or unknown, odd records and odd lines."""
@@ -1115,7 +1115,7 @@ def test_tsver_command_reads_the_files_as_the_two_file_path(tmp_path_factory, go
             patch.setattr(files, name, noted(name, getattr(files, name)))
         fast = _tsver_file_outcome(scored)
     with pytest.MonkeyPatch.context() as patch:  # the two-file path alone
-        patch.setattr(files, "summarize_files", lambda *args: None)
+        patch.setattr(files, "_summed_files", lambda *args: None)
         assert _tsver_file_outcome(scored) == fast
     _TSVER_PATHS.append(tuple(took))
 
@@ -1145,7 +1145,7 @@ def test_tsver_command_reads_a_missing_or_odd_file_as_the_two_file_path(tmp_path
 
     fast = outcome()
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(files, "summarize_files", lambda *args: None)
+        patch.setattr(files, "_summed_files", lambda *args: None)
         assert outcome() == fast
     assert (fast[0] == "result") == (gold == predictions == "good")
 
@@ -1359,7 +1359,7 @@ def test_tsver_command_sums_the_official_files_as_score(gold, predictions):
         for strict in (False, True):
             want = scoring.score(records, aligned, strict=strict)
             _same_result(scoring.summarize(records, aligned, strict), want)
-            _same_result(files.summarize_files(data / gold, data / "predictions" / predictions, strict),
+            _same_result(files._summed_files(data / gold, data / "predictions" / predictions, strict),
                          {**want, "warnings": [w.reworded(f"{data / 'predictions' / predictions}: {w}") if w.kind in
                                                ("unmatched_verdicts", "empty_verdicts") else w
                                                for w in want["warnings"]]})

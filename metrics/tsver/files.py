@@ -105,14 +105,14 @@ def _latest_predictions(path):
     return latest, repeated
 
 
-def summarize_files(gold_file: str | os.PathLike, predictions_path: str | os.PathLike, strict: bool = False,
+def _summed_files(gold_file: str | os.PathLike, predictions_path: str | os.PathLike, strict: bool = False,
                     ev2r_aggregation: str = "tsver") -> dict | None:
-    """`score(read_references(gold_file), read_predictions(...))` without a judge or per-claim statistics,
-    the same result and warnings, holding neither file (justifications are most of a gold file's bytes,
-    and memory used again is faster than new): the two files read in step (`_paired_rows`), else each
-    claim's last prediction kept and the gold streamed (`_streamed_rows`). None where the two-file path
-    must run instead: a prediction file it refuses or cannot open (that path reads the gold first, so a bad
-    gold file is the error given first), or a claim `ClaimRows.add_claim` does not take plainly."""
+    """`score(read_references(gold_file), read_predictions(...))` without a judge or per-claim statistics, the
+    same result and warnings, never holding the gold file (justifications are most of its bytes, and memory
+    used again is faster than new): the two files read in step (`_paired_rows`), else each claim's last
+    prediction kept and the gold streamed (`_streamed_rows`). None where the two-file path must run
+    instead: a prediction file these refuse or cannot open (that path reads the gold first, so a bad gold
+    file is the error given first), or a claim `ClaimRows.add_claim` does not take plainly."""
     found = _paired_rows(gold_file, predictions_path)
     if found is None:
         found = _streamed_rows(gold_file, predictions_path)
@@ -140,7 +140,7 @@ def _streamed_rows(gold_file, predictions_path):
     (missing, unreadable) or a claim `ClaimRows.add_claim` does not take plainly."""
     try:
         latest, repeated = _latest_predictions(predictions_path)
-    except (TypeError, ValueError, OSError):  # read after a bad gold file's error (the two-file path reads it first)
+    except (TypeError, ValueError, OSError):  # the two-file path reads the gold first: its error, if any, first
         return None
     rows, claims, replaced = kernel.ClaimRows(), [], []
     for _, record in iter_checked_jsonl(gold_file, "a gold claim", kernel.plain_gold, scoring.check_gold):
@@ -248,7 +248,7 @@ def score_files(gold_path: str | os.PathLike, predictions_path: str | os.PathLik
     if judge is None and report is None and write_ev2r is None:  # only the numbers: neither file is held
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", TSVerWarning)
-            summed = summarize_files(gold_file, predictions_path, strict, ev2r_aggregation)
+            summed = _summed_files(gold_file, predictions_path, strict, ev2r_aggregation)
         if summed is not None:  # (None: it warned nothing, and the path below reads both files whole)
             summed["warnings"] = scoring.caught_notes(caught) + summed["warnings"]
             return summed
