@@ -7,6 +7,7 @@ kernel looping over lines calls it without a Python frame per line.
 """
 
 import importlib
+from collections.abc import Iterator
 from typing import Any, Final
 
 
@@ -105,3 +106,27 @@ def next_line(block: bytes, start: int) -> tuple[bytes, int]:
     if end < 0:
         end = len(block)
     return block[start:end], end + 1
+
+
+class BlockLines:
+    """A file's lines one at a time, from its blocks of lines (`readers._iter_raw_blocks(path, numbered=False)`),
+    each found by `next_line` rather than split into a list, skipping those of ASCII white space alone
+    (`is_blank`: what the readers skip for certain; a line of other white space is not skipped here, and a
+    kernel leaves it to the readers)."""
+
+    def __init__(self, blocks: Iterator[Any]) -> None:
+        self.blocks = blocks
+        self.block = b""
+        self.start = 1  # where the block's next line starts: past its end, so the first call reads a block
+
+    def next_line(self) -> bytes | None:
+        """The next non-blank line, or None at the end of the file."""
+        while True:
+            if self.start > len(self.block):
+                found = next(self.blocks, None)
+                if found is None:
+                    return None
+                self.block, self.start = found[1], 0
+            raw, self.start = next_line(self.block, self.start)
+            if not is_blank(raw):
+                return raw

@@ -424,10 +424,8 @@ class Lockstep:
 
     def __init__(self, evidence_blocks: Any, space: str, top_k: int, dedup: bool, split: Any, keep: Any,
                  max_depth: int) -> None:
-        self.evidence_blocks, self.max_depth = evidence_blocks, max_depth
+        self.evidence, self.max_depth = json_kernel.BlockLines(evidence_blocks), max_depth
         self.space, self.top_k, self.dedup, self.split, self.keep = space, top_k, dedup, split, keep
-        self.block = b""  # the run block being read, and where its next line starts (past its end: read all)
-        self.start = 1
         self.waiting: dict[str, dict] = {}  # id -> its run line's record, read ahead of its question
         self.used = bytearray(ID_FILTER_BYTES)  # the ids scored (add_id)
         self.splits: set[Any] = set()
@@ -522,16 +520,8 @@ class Lockstep:
     def _next_record(self) -> Any:
         """The next non-blank run line's value (its depth not yet checked), `json_kernel.UNSURE`, or
         `_MISSING` at the end of the file."""
-        while True:
-            if self.start > len(self.block):
-                found = next(self.evidence_blocks, None)
-                if found is None:
-                    return _MISSING
-                self.block, self.start = found[1], 0
-            raw, self.start = json_kernel.next_line(self.block, self.start)
-            record = json_kernel.loads(raw)
-            if record is not json_kernel.UNSURE or not json_kernel.is_blank(raw):
-                return record
+        raw = self.evidence.next_line()
+        return _MISSING if raw is None else json_kernel.loads(raw)
 
 
 # A Bloom filter of ids in 1 MiB (2**23 bits, 3 hashes), whatever the number of questions (no false negatives):

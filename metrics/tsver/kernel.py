@@ -352,7 +352,7 @@ def paired_rows(gold_blocks: Iterator[Any], prediction_blocks: Iterator[Any], ou
     claim twice, every line plain (`plain_gold`, `plain_prediction`): the official alignment of such files
     pairs line i with line i, and each pair is scored while both lines are fresh, with no Python frame per
     line. None at the first line that is not so (or a file longer than the other, or none at all)."""
-    gold, predictions = _Lines(gold_blocks), _Lines(prediction_blocks)
+    gold, predictions = json_kernel.BlockLines(gold_blocks), json_kernel.BlockLines(prediction_blocks)
     rows = ClaimRows()
     claims: list[str] = []
     seen: set[str] = set()
@@ -377,29 +377,6 @@ def _paired_claim(rows: ClaimRows, record: Any, predicted: Any, outcome: Any, se
     rows.add_plain(record, prediction, outcome)
     seen.add(claim)
     return claim
-
-
-class _Lines:
-    """A file's lines, one at a time, from its blocks (found by `json_kernel.next_line`, not split into a
-    list), skipping those of ASCII white space alone (`json_kernel.is_blank`: what the readers skip for
-    certain; a line of other white space is not plain, and left to them)."""
-
-    def __init__(self, blocks: Iterator[Any]) -> None:
-        self.blocks = blocks
-        self.block = b""
-        self.start = 1  # where the block's next line starts: past its end, so the first call reads a block
-
-    def next_line(self) -> bytes | None:
-        """The next non-blank line, or None at the end of the file."""
-        while True:
-            if self.start > len(self.block):
-                found = next(self.blocks, None)
-                if found is None:
-                    return None
-                self.block, self.start = found[1], 0
-            raw, self.start = json_kernel.next_line(self.block, self.start)
-            if not json_kernel.is_blank(raw):
-                return raw
 
 
 def _plain_claim(record: Any, prediction: Any) -> bool:
