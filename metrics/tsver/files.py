@@ -52,57 +52,47 @@ def read_predictions(path: str | os.PathLike, gold_claims: Sequence[str]) -> Any
     """Prediction lines aligned to `gold_claims` by exact claim text (official alignment): per gold claim
     None (no line) or {"verdict", "explanation", "ranges", "line"}. A later line for a claim wins and
     lines for other claims are ignored (official; warned). An empty file is refused."""
-    index: dict[str, list[int]] = {}
-    for i, claim in enumerate(gold_claims):
-        index.setdefault(claim, []).append(i)
-    aligned: list[dict | None] = [None] * len(gold_claims)
-    unknown: list[str] = []
-    replaced: set[int] = set()
-    read = False
-    for number, (claim, prediction) in iter_checked_jsonl(path, "a prediction", kernel.plain_prediction,
-                                                          _prediction):
-        read = True
-        prediction["line"] = number
-        if claim not in index:
-            unknown.append(claim)
-        for i in index.get(claim, ()):
-            if aligned[i] is not None:
-                replaced.add(i)
-            aligned[i] = prediction
-    if not read:
-        raise _no_prediction(path)
-    _warn_alignment(path, sorted(replaced), len(unknown), unknown[0] if unknown else None)
-    return aligned
+    latest, repeated = _latest_predictions(path)
+    _warn_alignment(path, latest, repeated, gold_claims)
+    return [latest.get(claim) for claim in gold_claims]
 
 
 def _no_prediction(path):
     return at_line(path, 1, "the file has no prediction; expected a prediction per line")
 
 
-def _warn_alignment(path, replaced, n_unknown, first_unknown):
-    """The official alignment's silent rules, said: `replaced`, the gold claims (indices, in order) with more
-    than one prediction line; `n_unknown` lines for claims not in the gold file, the first for `first_unknown`."""
-    if replaced:
-        scoring.warn(Note("repeated_prediction_lines", f"{path}: {len(replaced)} gold claim(s) have more than one "
-                          f"prediction line (claims {scoring.listed(replaced)}); as the official scorer, the "
-                          "later line wins"))
-    if n_unknown:
-        scoring.warn(Note("unknown_prediction_claims", f"{path}: ignored {n_unknown} prediction line(s) whose "
-                          f"Claim is not in the gold file (the first: {first_unknown[:60]!r})"))
-
-
 def _latest_predictions(path):
-    """({claim: its last prediction line's record, in the order the file first gives each claim}, {claim: its
-    number of lines, for a claim with more than one}): what `read_predictions` aligns, before any gold."""
+    """({claim: its last prediction line's record with its "line", in the order the file first gives each
+    claim}, {claim: its number of lines, for a claim with more than one}): what the official alignment
+    pairs with the gold claims, before any gold is read."""
     latest: dict[str, dict] = {}
     repeated: dict[str, int] = {}
-    for _, (claim, prediction) in iter_checked_jsonl(path, "a prediction", kernel.plain_prediction, _prediction):
+    for number, (claim, prediction) in iter_checked_jsonl(path, "a prediction", kernel.plain_prediction,
+                                                          _prediction):
+        prediction["line"] = number
         if claim in latest:
             repeated[claim] = repeated.get(claim, 1) + 1
         latest[claim] = prediction  # official: a later line wins
     if not latest:
         raise _no_prediction(path)
     return latest, repeated
+
+
+def _warn_alignment(path, latest, repeated, gold_claims):
+    """The official alignment's silent rules, said (`_latest_predictions`' `latest` and `repeated` against the
+    gold claim texts): the gold claims with more than one prediction line (the later wins), and the lines
+    for claims not in the gold file (ignored)."""
+    replaced = [i for i, claim in enumerate(gold_claims) if claim in repeated]
+    if replaced:
+        scoring.warn(Note("repeated_prediction_lines", f"{path}: {len(replaced)} gold claim(s) have more than one "
+                          f"prediction line (claims {scoring.listed(replaced)}); as the official scorer, the "
+                          "later line wins"))
+    known = set(gold_claims)
+    unknown = [claim for claim in latest if claim not in known]
+    if unknown:
+        scoring.warn(Note("unknown_prediction_claims", f"{path}: ignored "
+                          f"{sum(repeated.get(claim, 1) for claim in unknown)} prediction line(s) whose "
+                          f"Claim is not in the gold file (the first: {unknown[0][:60]!r})"))
 
 
 def _summed_files(gold_file: str | os.PathLike, predictions_path: str | os.PathLike, strict: bool = False,
@@ -142,20 +132,14 @@ def _streamed_rows(gold_file, predictions_path):
         latest, repeated = _latest_predictions(predictions_path)
     except (TypeError, ValueError, OSError):  # the two-file path reads the gold first: its error, if any, first
         return None
-    rows, claims, replaced = kernel.ClaimRows(), [], []
+    rows, claims = kernel.ClaimRows(), []
     for _, record in iter_checked_jsonl(gold_file, "a gold claim", kernel.plain_gold, scoring.check_gold):
-        claim = record["Claim"]
-        if claim in repeated:
-            replaced.append(len(claims))
-        if not rows.add_claim(record, latest.get(claim), scoring.verdict_outcome):
+        if not rows.add_claim(record, latest.get(record["Claim"]), scoring.verdict_outcome):
             return None
-        claims.append(claim)
+        claims.append(record["Claim"])
     if not claims:
         raise _no_gold(gold_file)
-    gold_claims = set(claims)
-    unknown = [claim for claim in latest if claim not in gold_claims]
-    _warn_alignment(predictions_path, replaced, sum(repeated.get(claim, 1) for claim in unknown),
-                    unknown[0] if unknown else None)
+    _warn_alignment(predictions_path, latest, repeated, claims)
     return rows, claims
 
 
