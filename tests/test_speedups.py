@@ -978,6 +978,9 @@ def test_tsver_kernel_reads_a_line_as_the_checked_path(drawn, max_depth):
         # what the in-step read's `ClaimRows.add_plain` takes without checking again
         plain_gold = {"Verdict": "Refuted", "TimeSeries": {}}
         assert kernel._plain_claim(fast, None) if kind == "gold" else kernel._plain_claim(plain_gold, fast[1])
+        if kind == "prediction":  # the in-step read takes the from > to flag the walk over the ranges found
+            claim, prediction, inverted = kernel._plain_prediction(text.encode("utf-8", "surrogatepass"), max_depth)
+            assert (claim, prediction) == fast and inverted == kernel.has_inverted(prediction["ranges"])
 
 
 @pytest.mark.parametrize("raw", _RAW_VALUES)

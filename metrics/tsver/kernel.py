@@ -46,6 +46,13 @@ def plain_prediction(raw: bytes, max_depth: int) -> Any:
     """(claim, {"verdict", "explanation", "ranges"}) of a prediction line where `files._prediction` gives it,
     else `UNSURE`.
     The four keys must be there (an error line may lack two on the checked path: that is left to it)."""
+    found = _plain_prediction(raw, max_depth)
+    return found if found is json_kernel.UNSURE else (found[0], found[1])
+
+
+def _plain_prediction(raw: bytes, max_depth: int) -> Any:
+    """`plain_prediction`'s pair and whether a predicted range has from > to (`has_inverted`, found by the walk
+    that checks the ranges), or `UNSURE`."""
     record = json_kernel.loads(raw)
     if type(record) is not dict or max_depth <= SERIES_DEPTH:
         return json_kernel.UNSURE
@@ -53,22 +60,36 @@ def plain_prediction(raw: bytes, max_depth: int) -> Any:
     ranges = record.get("PredictedTimeRanges", 0)
     if type(record.get("Claim")) is not str or type(verdict) is not str:
         return json_kernel.UNSURE
-    if not _text_or_none(explanation) or not (ranges is None or plain_series(ranges)):
+    state = _IN_ORDER if ranges is None else _series_state(ranges)
+    if not _text_or_none(explanation) or state == _NOT_PLAIN:
         return json_kernel.UNSURE
     if not _others_plain(record, PREDICTION_KEYS, max_depth - 1):
         return json_kernel.UNSURE
-    return record["Claim"], {"verdict": verdict, "explanation": explanation, "ranges": ranges}
+    return record["Claim"], {"verdict": verdict, "explanation": explanation, "ranges": ranges}, state == _INVERTED
 
 
 def plain_series(value: Any) -> bool:
     """Whether `value` is a dict of series id -> list of {"from": int, "to": int} years within int32, no
     range with another key (`scoring.check_series`, where a range may hold other keys: left to it)."""
+    return _series_state(value) != _NOT_PLAIN
+
+
+# What `_series_state` finds of a series dict
+_NOT_PLAIN: Final = 0
+_IN_ORDER: Final = 1  # plain, every range from <= to
+_INVERTED: Final = 2  # plain, a range with from > to
+
+
+def _series_state(value: Any) -> int:
     if type(value) is not dict:
-        return False
+        return _NOT_PLAIN
+    state = _IN_ORDER
     for ranges in value.values():
-        if not _plain_ranges(ranges):
-            return False
-    return True
+        found = _ranges_state(ranges)
+        if found == _NOT_PLAIN:
+            return _NOT_PLAIN
+        state = max(state, found)
+    return state
 
 
 def plain_example(prediction: Any, reference: Any) -> bool:
@@ -110,12 +131,25 @@ def plain_rows(rows: Any) -> bool:
 
 
 def _plain_ranges(ranges: Any) -> bool:
+    return _ranges_state(ranges) != _NOT_PLAIN
+
+
+def _ranges_state(ranges: Any) -> int:
     if type(ranges) is not list:
-        return False
+        return _NOT_PLAIN
+    state = _IN_ORDER
     for r in ranges:
-        if type(r) is not dict or len(r) != 2 or not _year(r.get("from")) or not _year(r.get("to")):
-            return False
-    return True
+        if type(r) is not dict or len(r) != 2:
+            return _NOT_PLAIN
+        start: Any = r.get("from")
+        end: Any = r.get("to")
+        if not _year(start) or not _year(end):
+            return _NOT_PLAIN
+        first: int = start
+        last: int = end
+        if first > last:
+            state = _INVERTED
+    return state
 
 
 def _text_or_none(value: Any) -> bool:
@@ -258,15 +292,19 @@ class ClaimRows:
         self.recall: list[Any] = []
         self.f1: list[Any] = []
         self.inverted: list[bool] = []
-        self._outcomes: dict[str, tuple[str, Any]] = {}
+        self._outcomes: dict[str, tuple[str, Any, bool]] = {}
 
     def add(self, status: str, gold: str, label: Any, correct: bool, verdict: Any,
             terms: tuple[Any, Any, Any, Any, Any], inverted: bool) -> None:
+        self._append(status, gold, label, correct, status == OK and not verdict.strip(), terms, inverted)
+
+    def _append(self, status: str, gold: str, label: Any, correct: bool, blank: bool,
+                terms: tuple[Any, Any, Any, Any, Any], inverted: bool) -> None:
         self.status.append(status)
         self.gold.append(gold)
         self.label.append(label)
         self.correct.append(correct)
-        self.blank_verdict.append(status == OK and not verdict.strip())
+        self.blank_verdict.append(blank)
         self.tscs.append(terms[0])
         self.iou.append(terms[1])
         self.precision.append(terms[2])
@@ -286,22 +324,28 @@ class ClaimRows:
 
     def add_plain(self, record: Any, prediction: Any, outcome: Any) -> None:
         """`add_claim` of a record and prediction known plain (`plain_gold`'s, `plain_prediction`'s)."""
+        self._add_known(record, prediction, outcome, has_inverted(None if prediction is None else prediction["ranges"]))
+
+    def _add_known(self, record: Any, prediction: Any, outcome: Any, inverted: bool) -> None:
+        """`add_plain`, whether a predicted range has from > to already known."""
         gold_verdict: str = record["Verdict"]
         verdict: Any = None if prediction is None else prediction["verdict"]
         ranges = None if prediction is None else prediction["ranges"]
-        status, label = self._outcome(verdict, outcome)
-        self.add(status, gold_verdict, label, status == OK and label == gold_verdict, verdict,
-                 coverage_terms(record["TimeSeries"], ranges), has_inverted(ranges))
+        status, label, blank = self._outcome(verdict, outcome)
+        self._append(status, gold_verdict, label, status == OK and label == gold_verdict, blank,
+                     coverage_terms(record["TimeSeries"], ranges), inverted)
 
-    def _outcome(self, verdict: Any, outcome: Any) -> tuple[str, Any]:
+    def _outcome(self, verdict: Any, outcome: Any) -> tuple[str, Any, bool]:
+        """(status, matched label, a matched blank verdict) of a predicted verdict (None: no prediction)."""
         # a run writes few distinct verdicts (the labels, "error", a model's variants): each is matched once
         # here (a memo no larger than the predictions that hold the verdicts), not a Python call per claim
         if verdict is None:
-            missing: tuple[str, Any] = outcome(None)
-            return missing
+            status, label = outcome(None)
+            return status, label, False
         known = self._outcomes.get(verdict)
         if known is None:
-            known = self._outcomes[verdict] = outcome(verdict)
+            status, label = outcome(verdict)
+            known = self._outcomes[verdict] = (status, label, status == OK and not verdict.strip())
         return known
 
 
@@ -360,21 +404,21 @@ def paired_rows(gold_blocks: Iterator[Any], prediction_blocks: Iterator[Any], ou
         raw, line = gold.next_line(), predictions.next_line()
         if raw is None or line is None:
             return (rows, claims) if raw is None and line is None and claims else None
-        claim = _paired_claim(rows, plain_gold(raw, max_depth), plain_prediction(line, max_depth), outcome, seen)
+        claim = _paired_claim(rows, plain_gold(raw, max_depth), _plain_prediction(line, max_depth), outcome, seen)
         if claim is None:
             return None
         claims.append(claim)
 
 
 def _paired_claim(rows: ClaimRows, record: Any, predicted: Any, outcome: Any, seen: set[str]) -> str | None:
-    """The claim of a gold record and a prediction line (`plain_gold`, `plain_prediction`) paired by position,
+    """The claim of a gold record and a prediction line (`plain_gold`, `_plain_prediction`) paired by position,
     its row added; None where either is `UNSURE`, they hold different claims or the claim came before."""
     if record is json_kernel.UNSURE or predicted is json_kernel.UNSURE:
         return None
-    claim, prediction = predicted
+    claim, prediction, inverted = predicted
     if claim != record["Claim"] or claim in seen:
         return None
-    rows.add_plain(record, prediction, outcome)
+    rows._add_known(record, prediction, outcome, inverted)
     seen.add(claim)
     return claim
 
