@@ -22,6 +22,7 @@
   against `check_cost` and `check_entry`; the kernel's column sums.
 """
 
+import fractions
 import itertools
 import json
 import math
@@ -248,6 +249,46 @@ def _codes_of_checked_items(question, evidence, space):
 def _typed_row(outcome):
     kind, value = outcome
     return (kind, [(type(v), repr(v)) for v in value]) if kind == "row" else outcome
+
+
+def _cells_one_by_one(cells, keys, rows):
+    """`kernel.add_to_cells` as the plain loops it stands for: each row's additions as Python makes them."""
+    ccr_sums = {}
+    for key, row in zip(keys, rows):
+        cell = cells.setdefault(key, [0, 0, 0, 0])
+        cell[0] += 1
+        if row[3] > 0:
+            cell[1] += 1
+            cell[2] = cell[2] + row[6]
+        ccr_sums[key] = ccr_sums.get(key, 0) + row[7]
+    for key, ccr_sum in ccr_sums.items():
+        cells[key][3] += ccr_sum
+
+
+_trp = st.floats(0, 1) | st.sampled_from([0.1, 1 / 3, 2 / 3])
+_cell_row = st.tuples(st.sampled_from(["1hop", "2hop", None, 7]), st.integers(0, 3), _trp, st.integers(0, 1)).map(
+    lambda r: ("id", r[0], "op", r[1], 0, 1, r[2] if r[1] else None, r[3]))
+_odd_cell_row = st.tuples(st.sampled_from(["1hop", None]), st.sampled_from([0, 2, True, 2.0]),
+                          st.sampled_from([1, 0.5, True, fractions.Fraction(1, 3), 2**60]),
+                          st.sampled_from([0, 1, True, 1.0])).map(
+    lambda r: ("id", r[0], "op", r[1], 0, 1, r[2] if r[1] else None, r[3]))
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(st.lists(_cell_row, max_size=12) | st.lists(_cell_row | _odd_cell_row, max_size=6), max_size=5),
+       st.sampled_from([0, 0.25, 2**60, fractions.Fraction(1, 7)]))
+def test_tempbench_cells_add_as_the_plain_loops(chunks, start):
+    """`add_to_cells` (unboxed sums where every row is the kernel's kind) gives the plain loops' cells, value and
+    type, chunk after chunk: floats added in row order on from the cell's sum, whatever it holds; a caller's own
+    numbers (an int or Fraction TRP, a bool, a float CCR) as Python adds them."""
+    from benchscore.tempbench_trp import kernel
+
+    ours, plain = {"1hop": [1, 1, start, 0]}, {"1hop": [1, 1, start, 0]}
+    for rows in chunks:
+        kernel.add_to_cells(ours, [row[1] for row in rows], rows)
+        _cells_one_by_one(plain, [row[1] for row in rows], rows)
+        assert _typed(ours) == _typed(plain)
+        assert list(ours) == list(plain)
 
 
 @settings(max_examples=1500, deadline=None)

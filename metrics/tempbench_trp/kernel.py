@@ -301,6 +301,9 @@ def add_to_cells(cells: dict, keys: Any, rows: list[tuple]) -> None:
     """Adds rows of `ItemStats` fields to the cells of their keys (`keys[i]` is row i's), a cell being
     [questions, questions that retrieved, sum of TRP, sum of CCR]: the TRPs added one by one in row order,
     the CCRs summed per cell from 0, then added (as `sum` would), so the floats are those of the plain loops."""
+    if _plain_rows(rows):
+        _add_plain_rows(cells, keys, rows)
+        return
     ccr_sums: dict = {}
     for key, row in zip(keys, rows):
         cell: list | None = cells.get(key)
@@ -313,6 +316,62 @@ def add_to_cells(cells: dict, keys: Any, rows: list[tuple]) -> None:
         ccr_sums[key] = ccr_sums.get(key, 0) + row[7]
     for key, ccr_sum in ccr_sums.items():
         cells[key][3] += ccr_sum
+
+
+def _plain_rows(rows: list[tuple]) -> bool:
+    """Whether every row holds what the kernel's rows hold: an int n_ret and CCR, a float TRP where n_ret > 0."""
+    for row in rows:
+        if type(row[3]) is not int or type(row[7]) is not int or row[3] > 0 and type(row[6]) is not float:
+            return False
+    return True
+
+
+class _Sums:
+    """One cell's additions within an `add_to_cells` call, unboxed: no int or float object per row."""
+
+    def __init__(self, cell: list) -> None:
+        self.cell = cell
+        self.questions = 0
+        self.scored = 0
+        self.trp = 0.0
+        # The TRP sum goes on from the cell's own: a float, or an int (0 when none was added yet), which `+` with a
+        # float reads as float() does. Anything else (a caller's own numbers) is left to the loop of `_added`.
+        start = cell[2]
+        self.exact = type(start) is float or type(start) is int and -_EXACT_INT <= start <= _EXACT_INT
+        if self.exact:
+            self.trp = float(start)
+        self.ccr = 0
+
+
+def _add_plain_rows(cells: dict, keys: Any, rows: list[tuple]) -> None:
+    """`add_to_cells` of `_plain_rows`: the same additions, in the same order, on unboxed sums."""
+    sums: dict[Any, _Sums] = {}
+    for key, row in zip(keys, rows):
+        found = sums.get(key)
+        if found is None:
+            cell: list | None = cells.get(key)
+            if cell is None:
+                cell = cells[key] = [0, 0, 0, 0]
+            found = sums[key] = _Sums(cell)
+        found.questions += 1
+        n_ret: int = row[3]
+        if n_ret > 0:
+            found.scored += 1
+            if found.exact:
+                trp: float = row[6]
+                found.trp += trp
+            else:
+                found.cell[2] = found.cell[2] + row[6]
+        ccr: int = row[7]
+        found.ccr += ccr
+    for found in sums.values():
+        cell = found.cell
+        cell[0] += found.questions
+        if found.scored:
+            cell[1] += found.scored
+            if found.exact:
+                cell[2] = found.trp
+        cell[3] += found.ccr
 
 
 # The command line's question records (files.question_record) for plainly typed lines
