@@ -21,13 +21,16 @@ from benchscore.tsver import loader
 from benchscore.tsver import scoring
 
 
-def best_of(function, repeats=3, warm_up=False):
+def best_of(function, repeats=3, warm_up=False, before=None):
     """The best time of `repeats` calls; with `warm_up`, after one untimed call (a process's first calls of
-    `compute` take up to twice as long while its heap grows: measured 0.10-0.24 s, then 0.09 s steadily)."""
+    `compute` take up to twice as long while its heap grows: measured 0.10-0.24 s, then 0.09 s steadily);
+    `before()`, when given, runs untimed before each call (e.g. to time each from cold caches)."""
     if warm_up:
         function()
     times = []
     for _ in range(repeats):
+        if before is not None:
+            before()
         start = time.perf_counter()
         function()
         times.append(time.perf_counter() - start)
