@@ -11,20 +11,20 @@ import random
 import statistics
 
 import pytest
-
-from benchscore.webnlg_rdf import files
-from benchscore.webnlg_rdf import kernel
-from benchscore.webnlg_rdf import loader
-from benchscore.webnlg_rdf import scoring
-from benchscore.webnlg_rdf import tokenizer
-from benchscore.webnlg_rdf.scoring import aggregate
-from benchscore.webnlg_rdf.scoring import best_assignment
-from benchscore.webnlg_rdf.scoring import breakdown
-from benchscore.webnlg_rdf.scoring import entry_stats
-from benchscore.webnlg_rdf.scoring import normalise
-from benchscore.webnlg_rdf.scoring import pair_result
-from benchscore.webnlg_rdf.scoring import score
 from conftest import shared_path
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from benchscore.webnlg_rdf import files, kernel, loader, scoring, tokenizer
+from benchscore.webnlg_rdf.scoring import (
+    aggregate,
+    best_assignment,
+    breakdown,
+    entry_stats,
+    normalise,
+    pair_result,
+    score,
+)
 
 # expected/<name>.json -> (reference file, candidate file), as in expected/README.md
 EXPECTED = {
@@ -108,6 +108,64 @@ def test_punkt_parameters_are_the_english_model_as_lower_case_text_sees_it():
     beg_lc, any_uc = 1 << 4, (1 << 1) | (1 << 2) | (1 << 3)  # nltk punkt's _ORTHO_BEG_LC, _ORTHO_UC
     starters = {typ for typ, flags in model["ortho_context"].items() if flags & beg_lc and not flags & any_uc}
     assert tokenizer.PUNKT_LOWERCASE_SENT_STARTERS == starters
+
+
+def _nltk_punkt():
+    """nltk's own PunktSentenceTokenizer with the embedded parameters (what the tokenizer ran before it split
+    sentences itself)."""
+    from collections import defaultdict
+
+    from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
+
+    params = PunktParameters()
+    params.abbrev_types = set(tokenizer.PUNKT_ABBREV_TYPES)
+    params.collocations = set(tokenizer.PUNKT_COLLOCATIONS)
+    params.sent_starters = set(tokenizer.PUNKT_SENT_STARTERS)
+    params.ortho_context = defaultdict(int, {t: 1 << 4 for t in tokenizer.PUNKT_LOWERCASE_SENT_STARTERS})
+    return PunktSentenceTokenizer(params)
+
+
+# Pieces punkt decides on: abbreviation types, collocations' words, sentence starters (the lower-case ones
+# too), initials, numbers and ordinals, ellipses and dashes, its non-word and closing characters, line ends.
+# No curly quote or guillemet: nltk 3.10 added them to punkt's non-word characters (3.9.1 and 3.4.5 had not).
+_PUNKT_PIECES = ["dr", "st", "u.s", "j.r.r", "s.p.a", "inc", "co", "jr", "a.d", "##number##", "rj", "who", "edelman",
+                 "b", "j", "i", "e", "administrators", "b-week", "the", "he", "however", "The", "He", "However", "J",
+                 "Bach", "Administrators", "x", "café", "k-9", "12", "1,000.5", "-3", "1990s", "2nd", ".", "..", "...",
+                 ". . .", "?", "!", "!!", ",", ";", ":", "'", '"', "(", ")", "[", "]", "{", "}", "-", "--", "*", "@",
+                 "`", "&", "#", "é.", "Who", "Edelman", "Abreast", "ex-gen", "co-inc", "x-y", "12.", "b.", "j.", "dr.",
+                 "ex-gen.", "the."]
+_NLTK_PUNKT = _nltk_punkt()
+_PUNKT_GAPS = ["", " ", " ", " ", "  ", "\n", "\t", "\n\n", " \n ", "\u00a0", "\x0c"]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.sampled_from(_PUNKT_GAPS), st.lists(st.tuples(st.sampled_from(_PUNKT_PIECES), st.sampled_from(_PUNKT_GAPS)),
+                                               max_size=12))
+def test_punkt_sentences_are_nltks(lead, pieces):
+    """The tokenizer's own punkt sentence splitting gives nltk's PunktSentenceTokenizer's sentences with the
+    same parameters, on texts made of what punkt decides on (nltk is a test dependency only: importing it
+    took a second, most of a WebNLG command)."""
+    text = lead + "".join(piece + gap for piece, gap in pieces)
+    assert tokenizer._sentences(text) == _NLTK_PUNKT.tokenize(text)
+
+
+@pytest.mark.parametrize("text", [
+    "12. Who", "12. who", "12. The", "c. The", "e. however", "b. Edelman", "j. Bach", "j. bach", "dr. The end", "dr. However", "dr. he",
+    "st. Administrators", "st. administrators", "x.. Administrators", "ex-gen. no", "ex-gen. The", "no. 5",
+    "a. b. c.", "(dr. x.) y", '"x." y', "x.) (y", "x... y", "x. . . y", "x?! y", "x.\n\ny", " .( x. y", "x.-- y",
+])
+def test_punkt_sentences_are_nltks_at_each_rule(text):
+    """The collocation, orthographic, sentence-starter, initial and number rules, abbreviations (hyphenated
+    too), ellipses, realignment and the quirks of a candidate's context, one by one."""
+    assert tokenizer._sentences(text) == _NLTK_PUNKT.tokenize(text)
+
+
+@pytest.mark.parity
+def test_punkt_sentences_are_nltks_on_every_element():
+    truth = json.loads(webnlg_path("tokenization", "element_tokens_nltk345.json").read_text(encoding="utf-8"))
+    punkt = _nltk_punkt()
+    wrong = [element for element in truth if tokenizer._sentences(element) != punkt.tokenize(element)]
+    assert not wrong, wrong[:5]
 
 
 @pytest.mark.parametrize(

@@ -2,24 +2,24 @@
 splitting with the English model, then 3.4.5's "improved" Treebank word rules on each sentence.
 
 Newer nltk tokenizes 44 of the 8,025 elements of the 2020 files differently (which moves scores), and
-nltk 3.10's rule lists differ from 3.4.5's, so the 3.4.5 rules are written out below. Punkt is nltk's
-current `PunktSentenceTokenizer` (it splits all 8,025 elements as 3.4.5 did), built from the model's
-parameters as far as lower-case text (all the scorer feeds it) can observe them: the abbreviation
-types, collocations and sentence starters in full, and of the orthographic context only the 4 types
-that pass `_ortho_heuristic`'s lower-case test. So there is no data file and no download;
-`tests/test_webnlg_scoring.py` re-derives these values from the exported model.
+nltk 3.10's rule lists differ from 3.4.5's, so the 3.4.5 rules are written out below. Punkt's sentence
+splitting is written out too, for the model's parameters as far as lower-case text (all the scorer feeds
+it) can observe them: the abbreviation types, collocations and sentence starters in full, and of the
+orthographic context only the 4 types that pass the orthographic heuristic's lower-case test. So there is
+no data file, no download and no nltk at run time: importing nltk (its package imports scipy.stats and
+scikit-learn where they are installed) took a second, most of a WebNLG command on the full test set.
+`tests/test_webnlg_scoring.py` re-derives these values from the exported model, and compares the
+sentences with nltk's `PunktSentenceTokenizer` on these parameters (all 8,025 elements, each rule, and
+random texts of what punkt decides on), under nltk 3.10 and, in LightEval's environment, 3.9.1.
 
-The regular expressions are nltk 3.4.5's (`nltk/tokenize/treebank.py`, `nltk/tokenize/__init__.py`)
-and the punkt values come from nltk_data's English punkt model.
+The regular expressions are nltk's (`nltk/tokenize/treebank.py`, `nltk/tokenize/__init__.py` of 3.4.5,
+`nltk/tokenize/punkt.py`) and the punkt values come from nltk_data's English punkt model.
 Copyright (C) 2001-2019 NLTK Project; licensed under the Apache License, Version 2.0
 (http://www.apache.org/licenses/LICENSE-2.0).
 """
 
 import re
-from collections import defaultdict
 from functools import lru_cache
-
-from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
 
 # --- punkt: the English model's parameters, as far as lower-case text can observe them ----------
 PUNKT_ABBREV_TYPES = frozenset(
@@ -55,12 +55,154 @@ _ORTHO_BEG_LC = 1 << 4  # punkt's flag "seen lower-case at the beginning of a se
 # The only types a lower-case next word can be a sentence start for (see the module docstring).
 PUNKT_LOWERCASE_SENT_STARTERS = frozenset(("administrators", "b-week", "r-revised", "z-holiday"))
 
-_PUNKT = PunktParameters()
-_PUNKT.abbrev_types = set(PUNKT_ABBREV_TYPES)
-_PUNKT.collocations = set(PUNKT_COLLOCATIONS)
-_PUNKT.sent_starters = set(PUNKT_SENT_STARTERS)
-_PUNKT.ortho_context = defaultdict(int, {typ: _ORTHO_BEG_LC for typ in PUNKT_LOWERCASE_SENT_STARTERS})
-_sentences = PunktSentenceTokenizer(_PUNKT).tokenize
+# --- punkt's sentence splitting with these parameters ---------------------------------------------
+# Kiss & Strunk's (2006) decision as nltk's PunktSentenceTokenizer takes it at a candidate break: the
+# candidates and their contexts, the first (type-based) and second (token-based) annotation of the
+# context's words, and the boundary realignment. Its regular expressions are nltk's (3.9.1, whose
+# non-word characters are ASCII, as 3.4.5's were).
+_NON_WORD = r"""[?!)";}\]*:@'({\[]"""  # characters that cannot appear within a word
+_MULTI_CHAR = r"(?:-{2,}|\.{2,}|(?:\.\s){2,}\.)"  # dashes and ellipses
+_WORD_START = r"""[^("`{\[:;&#*@)}\]\-,]"""  # characters no word starts with
+_PUNKT_WORDS = re.compile(
+    rf"({_MULTI_CHAR}|(?={_WORD_START})\S+?(?=\s|$|{_NON_WORD}|{_MULTI_CHAR}|,(?=$|\s|{_NON_WORD}|{_MULTI_CHAR}))|\S)"
+)
+_CANDIDATE = re.compile(rf"[.?!](?=(?P<after_tok>{_NON_WORD}|\s+(?P<next_tok>\S+)))")
+_REALIGN = re.compile(r"""["')\]}]+?(?:\s+|(?=--)|$)""", re.MULTILINE)
+_NUMERIC = re.compile(r"^-?[\.,]?\d[\d,\.-]*\.?$")
+_INITIAL = re.compile(r"[^\W\d]\.$")
+_ELLIPSIS = re.compile(r"\.\.+$")
+_ASCII_SPACE = " \t\n\r\x0b\x0c"  # string.whitespace: the white space a candidate's word starts after
+_NOT_STARTING = frozenset(";:,.!?")  # no sentence starts with one of these
+
+
+def _sentences(text):
+    """punkt's sentences of `text` (nltk's `tokenize(text)`): the text cut at each candidate whose context
+    holds a break, boundaries realigned past closing quotes and brackets, the last without trailing space."""
+    breaks, start = [], 0
+    for match, context in _candidates(text):
+        if _has_break(context):
+            breaks.append((start, match.end()))
+            start = match.start("next_tok") if match.group("next_tok") else match.end()
+    breaks.append((start, len(text.rstrip())))
+    return [text[first:last] for first, last in _realigned(text, breaks)]
+
+
+def _candidates(text):
+    """(match, context) of each candidate break: its context is the word before it (from the last ASCII white
+    space; quirk: one at the very start of that stretch is not seen), the end character and what follows.
+    Where a word runs on into the next candidate's (no white space between), only the last is given."""
+    previous, word_start, word_end = None, 0, 0
+    for match in _CANDIDATE.finditer(text):
+        before = text[word_end:match.start()]
+        space = max(before.rfind(char) for char in _ASCII_SPACE)
+        start = word_end + space + 1 if space > 0 else word_start
+        if previous is not None and word_end <= start:
+            yield previous, _context(text, previous, word_start, word_end)
+        previous, word_start, word_end = match, start, match.start()
+    if previous is not None:
+        yield previous, _context(text, previous, word_start, word_end)
+
+
+def _context(text, match, word_start, word_end):
+    return text[word_start:word_end] + match.group() + match.group("after_tok")
+
+
+class _Token:
+    """A punkt word: its text, type (numbers as ##number##) and the annotation's sentbreak and abbr flags."""
+
+    __slots__ = ("text", "type", "sentbreak", "abbr", "ellipsis")
+
+    def __init__(self, text):
+        self.text, self.type = text, _NUMERIC.sub("##number##", text.lower())
+        self.sentbreak = self.abbr = self.ellipsis = False
+        # the first pass: from the token's own type
+        if text in (".", "?", "!"):
+            self.sentbreak = True
+        elif _ELLIPSIS.match(text):
+            self.ellipsis = True
+        elif text.endswith(".") and not text.endswith(".."):
+            stem = text[:-1].lower()
+            if stem in PUNKT_ABBREV_TYPES or stem.split("-")[-1] in PUNKT_ABBREV_TYPES:
+                self.abbr = True
+            else:
+                self.sentbreak = True
+
+    def type_no_period(self):
+        return self.type[:-1] if len(self.type) > 1 and self.type[-1] == "." else self.type
+
+    def type_no_sentperiod(self):
+        return self.type_no_period() if self.sentbreak else self.type
+
+
+def _has_break(context):
+    """Whether a word of the context but its last is a sentence break after the second pass."""
+    words = [_Token(word) for line in context.split("\n") if line.strip() for word in _PUNKT_WORDS.findall(line)]
+    for word, following in zip(words, words[1:]):
+        if word.text.endswith("."):
+            _second_pass(word, following)
+        if word.sentbreak:
+            return True
+    return False
+
+
+def _second_pass(word, following):
+    """The token-based decision on a word ending in a period, from the word after it (whose flags are the first
+    pass's): the collocation, then the orthographic and sentence-starter heuristics for abbreviations and
+    ellipses, then for initials and ordinals."""
+    typ, next_typ, initial = word.type_no_period(), following.type_no_sentperiod(), bool(_INITIAL.match(word.text))
+    if (typ, next_typ) in PUNKT_COLLOCATIONS:
+        word.sentbreak, word.abbr = False, True
+    elif (word.abbr or word.ellipsis) and not initial and _sentence_follows(following, next_typ):
+        word.sentbreak = True
+    elif (initial or typ == "##number##") and _joins_next(following, initial):
+        word.sentbreak, word.abbr = False, True
+
+
+def _sentence_follows(following, next_typ):
+    """After an abbreviation or ellipsis: the next word starts a sentence by its orthography, or is a frequent
+    sentence starter written upper-case."""
+    return _starts_sentence(following) is True or following.text[0].isupper() and next_typ in PUNKT_SENT_STARTERS
+
+
+def _joins_next(following, initial):
+    """After an initial or ordinal: the next word does not start a sentence by its orthography, or (after an
+    initial) it is unknown and upper-case, a word not seen lower-case (J. Bach)."""
+    starts = _starts_sentence(following)
+    return starts is False or starts is None and initial and following.text[0].isupper()
+
+
+def _starts_sentence(word):
+    """The orthographic heuristic: True, False, or None (unknown). Of the orthographic context these parameters
+    hold only "seen lower-case at a sentence's beginning", for `PUNKT_LOWERCASE_SENT_STARTERS`."""
+    if word.text in _NOT_STARTING:
+        return False
+    seen_lower_first = word.type_no_sentperiod() in PUNKT_LOWERCASE_SENT_STARTERS
+    if word.text[0].isupper() and seen_lower_first:
+        return True
+    if word.text[0].islower() and not seen_lower_first:
+        return False
+    return None
+
+
+def _realigned(text, spans):
+    """punkt's boundary realignment: closing quotes and brackets after a break (and the white space after them)
+    move to the sentence before; spans left empty are dropped."""
+    shift = 0
+    for (first, last), following in zip(spans, spans[1:] + [None]):
+        first += shift
+        if following is None:
+            if last > first:
+                yield first, last
+            continue
+        moved = _REALIGN.match(text, following[0], following[1])
+        if moved:
+            yield first, following[0] + len(moved.group(0).rstrip())
+            shift = moved.end() - following[0]
+        else:
+            shift = 0
+            if last > first:
+                yield first, last
+
 
 # --- nltk 3.4.5's TreebankWordTokenizer with the four "improved" edits of nltk.tokenize ---------
 # Each list is in 3.4.5's final order; "(improved)" marks the four rules 3.4.5's word_tokenize adds.
