@@ -69,6 +69,19 @@ def _typed(value):
     return type(value).__name__, repr(value)
 
 
+_json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=3),
+                            lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=2), inner,
+                                                                                         max_size=3), max_leaves=12)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(_json_values, st.integers(0, 6))
+def test_nests_within_is_the_readers_depth(value, levels):
+    """`json_kernel.nests_within` (the kernels' depth check, scalars skipped without a call) says what the readers'
+    `_depth` says: lists and objects nest at most `levels` deep."""
+    assert json_kernel.nests_within(value, levels) == (readers._depth(value) <= levels)
+
+
 @pytest.mark.parametrize("text", EDGES)
 def test_orjson_reads_as_the_stdlib_reads(text):
     fast, plain = both(text)
