@@ -51,7 +51,6 @@ PUNKT_SENT_STARTERS = frozenset(
     they this though thus under when while yet
     """.split()
 )
-_ORTHO_BEG_LC = 1 << 4  # punkt's flag "seen lower-case at the beginning of a sentence"
 # The only types a lower-case next word can be a sentence start for (see the module docstring).
 PUNKT_LOWERCASE_SENT_STARTERS = frozenset(("administrators", "b-week", "r-revised", "z-holiday"))
 
