@@ -150,7 +150,8 @@ def test_punkt_sentences_are_nltks(lead, pieces):
 
 
 @pytest.mark.parametrize("text", [
-    "12. Who", "12. who", "12. The", "c. The", "e. however", "b. Edelman", "j. Bach", "j. bach", "dr. The end", "dr. However", "dr. he",
+    "12. Who", "12. who", "12. The", "c. The", "e. however", "b. Edelman", "j. Bach", "j. bach", "dr. The end",
+    "dr. However", "dr. he",
     "st. Administrators", "st. administrators", "x.. Administrators", "ex-gen. no", "ex-gen. The", "no. 5",
     "a. b. c.", "(dr. x.) y", '"x." y', "x.) (y", "x... y", "x. . . y", "x?! y", "x.\n\ny", " .( x. y", "x.-- y",
 ])
@@ -158,6 +159,19 @@ def test_punkt_sentences_are_nltks_at_each_rule(text):
     """The collocation, orthographic, sentence-starter, initial and number rules, abbreviations (hyphenated
     too), ellipses, realignment and the quirks of a candidate's context, one by one."""
     assert tokenizer._sentences(text) == _NLTK_PUNKT.tokenize(text)
+
+
+def test_scoring_a_file_imports_no_nltk():
+    """nltk is the tests' oracle only: importing it ran its whole package (scipy.stats, scikit-learn where
+    installed), a second of every WebNLG command."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from benchscore.webnlg_rdf import files, scoring, tokenizer; "
+            "tokenizer.tokenize('dr. j. bach. he left'); "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'nltk'))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout.strip() == "[]"
 
 
 @pytest.mark.parity
