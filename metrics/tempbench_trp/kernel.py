@@ -335,7 +335,7 @@ class _Sums:
         self.scored = 0
         self.trp = 0.0
         # The TRP sum goes on from the cell's own: a float, or an int (0 when none was added yet), which `+` with a
-        # float reads as float() does. Anything else (a caller's own numbers) is left to the loop of `_added`.
+        # float reads as float() does. Anything else in the cell is added to as Python adds, row by row.
         start = cell[2]
         self.exact = type(start) is float or type(start) is int and -_EXACT_INT <= start <= _EXACT_INT
         if self.exact:
