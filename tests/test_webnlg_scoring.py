@@ -3,6 +3,7 @@ the per-entry diagnostics (k x k pair counts and the selected assignment), the q
 assignment search against brute force, and the aggregate."""
 
 import doctest
+import functools
 import gzip
 import itertools
 import json
@@ -110,6 +111,7 @@ def test_punkt_parameters_are_the_english_model_as_lower_case_text_sees_it():
     assert tokenizer.PUNKT_LOWERCASE_SENT_STARTERS == starters
 
 
+@functools.cache
 def _nltk_punkt():
     """nltk's own PunktSentenceTokenizer with the embedded parameters (what the tokenizer ran before it split
     sentences itself)."""
@@ -134,7 +136,6 @@ _PUNKT_PIECES = ["dr", "st", "u.s", "j.r.r", "s.p.a", "inc", "co", "jr", "a.d", 
                  ". . .", "?", "!", "!!", ",", ";", ":", "'", '"', "(", ")", "[", "]", "{", "}", "-", "--", "*", "@",
                  "`", "&", "#", "é.", "Who", "Edelman", "Abreast", "ex-gen", "co-inc", "x-y", "12.", "b.", "j.", "dr.",
                  "ex-gen.", "the."]
-_NLTK_PUNKT = _nltk_punkt()
 _PUNKT_GAPS = ["", " ", " ", " ", "  ", "\n", "\t", "\n\n", " \n ", "\u00a0", "\x0c"]
 
 
@@ -146,7 +147,7 @@ def test_punkt_sentences_are_nltks(lead, pieces):
     same parameters, on texts made of what punkt decides on (nltk is a test dependency only: importing it
     took a second, most of a WebNLG command)."""
     text = lead + "".join(piece + gap for piece, gap in pieces)
-    assert tokenizer._sentences(text) == _NLTK_PUNKT.tokenize(text)
+    assert tokenizer._sentences(text) == _nltk_punkt().tokenize(text)
 
 
 @pytest.mark.parametrize("text", [
@@ -158,7 +159,7 @@ def test_punkt_sentences_are_nltks(lead, pieces):
 def test_punkt_sentences_are_nltks_at_each_rule(text):
     """The collocation, orthographic, sentence-starter, initial and number rules, abbreviations (hyphenated
     too), ellipses, realignment and the quirks of a candidate's context, one by one."""
-    assert tokenizer._sentences(text) == _NLTK_PUNKT.tokenize(text)
+    assert tokenizer._sentences(text) == _nltk_punkt().tokenize(text)
 
 
 def test_scoring_a_file_imports_no_nltk():

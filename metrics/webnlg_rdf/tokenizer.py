@@ -189,11 +189,7 @@ def _realigned(text, spans):
     shift = 0
     for (first, last), following in zip(spans, spans[1:] + [None]):
         first += shift
-        if following is None:
-            if last > first:
-                yield first, last
-            continue
-        moved = _REALIGN.match(text, following[0], following[1])
+        moved = following and _REALIGN.match(text, following[0], following[1])
         if moved:
             yield first, following[0] + len(moved.group(0).rstrip())
             shift = moved.end() - following[0]
