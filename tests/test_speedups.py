@@ -7,6 +7,8 @@
 - TempBench: `kernel` (plainly typed questions and evidence, no error path) against the checked path
   (`check_question`, `check_evidence`, `stats`), on random inputs with one odd value among plain ones
   and on benchmark-shaped runs: the same row, value and type, or (through `checked_row`) the same error.
+  The command's lockstep, reading lines by msgspec's typed lines first (`line_types`) and by orjson
+  alone, against the checked path; a line msgspec takes against the stdlib's reading of its text.
 - Readers: blocks of lines (`_iter_raw_blocks`, numbered, unnumbered or split) against one `readline` per
   line, under random block sizes and line limits: the same lines, records and numbers, and the same first
   error after them.
@@ -22,6 +24,7 @@
   against `check_cost` and `check_entry`; the kernel's column sums.
 """
 
+import contextlib
 import fractions
 import itertools
 import json
@@ -702,6 +705,25 @@ def test_jsonl_guards_find_the_line_after_many_lines(tmp_path, monkeypatch, last
 
 
 # TempBench's command: kernel.Lockstep (both files in lockstep, no frame per line) against the checked path
+READERS = ["msgspec", "orjson"]  # the lockstep's lines: msgspec's typed lines first (line_types), or orjson alone
+
+
+@contextlib.contextmanager
+def _lines_read_by(reader):
+    """The lockstep reading lines as `reader` says (msgspec must be installed: the fast and test extras bring it)."""
+    from benchscore.tempbench_trp import line_types
+
+    saved = line_types.decoders
+    if reader == "orjson":
+        line_types.decoders = lambda max_depth: None
+    else:
+        assert line_types.msgspec is not None, "msgspec is not installed (the fast and test extras bring it)"
+    try:
+        yield
+    finally:
+        line_types.decoders = saved
+
+
 _run_ids = st.sampled_from(["q0", "q1", "q2", "q3"])
 _run_record = st.fixed_dictionaries({"id": _run_ids, "evidence": _evidence},
                                     optional={"retriever": st.sampled_from(["bm25", 1, [[{}]]])})
@@ -782,10 +804,11 @@ def _tempbench_files(draw):
     return question_lines, run
 
 
+@pytest.mark.parametrize("reader", READERS)
 @settings(max_examples=400, deadline=None)
 @given(_tempbench_files(), st.sampled_from([{}, {}, {"top_k": 2}, {"dedup": True}, {"space": "id"}, {"split": "test"},
                                             {"functional_ids": ["q1", "q2"]}]), st.booleans())
-def test_tempbench_command_scores_files_as_the_checked_path(tmp_path_factory, lines, options, crlf):
+def test_tempbench_command_scores_files_as_the_checked_path(tmp_path_factory, reader, lines, options, crlf):
     """`score_files` and `file_stats` (the kernel's lockstep, or where it is unsure, the checked path again from
     the start) give the checked path's result, `ItemStats` and count of unused lines, or its error word for
     word: on random question lines (odd values among plain ones), run files with repeated, missing, extra,
@@ -799,9 +822,10 @@ def test_tempbench_command_scores_files_as_the_checked_path(tmp_path_factory, li
         path.write_bytes(b"".join(line + end for line in file_lines))
 
     checked = _result_or_error(lambda: _without_signature(_checked_score_files(q_path, e_path, **options)))
-    assert _result_or_error(lambda: _without_signature(files.score_files(q_path, e_path, **options))) == checked
-    assert _result_or_error(lambda: files.file_stats(q_path, e_path, **options)) == \
-        _result_or_error(lambda: _checked_file_stats(q_path, e_path, **options))
+    with _lines_read_by(reader):
+        assert _result_or_error(lambda: _without_signature(files.score_files(q_path, e_path, **options))) == checked
+        assert _result_or_error(lambda: files.file_stats(q_path, e_path, **options)) == \
+            _result_or_error(lambda: _checked_file_stats(q_path, e_path, **options))
 
 
 def _benchmark_shaped_files(folder, n, shuffled=False, extra=()):
@@ -826,7 +850,8 @@ def _benchmark_shaped_files(folder, n, shuffled=False, extra=()):
 
 @pytest.mark.parametrize("options", [{}, {"top_k": 1}, {"dedup": True}, {"split": "test"}, {"functional_ids": ["b3"]}])
 @pytest.mark.parametrize("shuffled", [False, True])
-def test_tempbench_lockstep_takes_benchmark_shaped_files(tmp_path, options, shuffled):
+@pytest.mark.parametrize("reader", READERS)
+def test_tempbench_lockstep_takes_benchmark_shaped_files(tmp_path, options, shuffled, reader):
     """The lockstep is not a no-op: benchmark-shaped files (1,000 questions over several blocks, the run in
     order or shuffled, with a field the scorer does not read, unused lines) are its own, and score as the
     checked path scores them."""
@@ -835,18 +860,40 @@ def test_tempbench_lockstep_takes_benchmark_shaped_files(tmp_path, options, shuf
     extra = [{"id": "unused", "evidence": []}]
     q_path, e_path = _benchmark_shaped_files(tmp_path, 1000, shuffled, extra)
     counts: dict = {}
-    rows = list(files._lockstep_rows(q_path, e_path, options.get("space", "label"), options.get("split"),
-                                     options.get("top_k"), options.get("dedup", False), options.get("functional_ids"),
-                                     counts))  # raises files._Unsure where it hands the files on
-    assert rows and counts["n_evidence_unused"] == _checked_score_files(q_path, e_path, **options)["n_evidence_unused"]
-    assert _without_signature(files.score_files(q_path, e_path, **options)) == \
-        _without_signature(_checked_score_files(q_path, e_path, **options))
+    with _lines_read_by(reader):
+        rows = list(files._lockstep_rows(q_path, e_path, options.get("space", "label"), options.get("split"),
+                                         options.get("top_k"), options.get("dedup", False),
+                                         options.get("functional_ids"), counts))  # raises files._Unsure to hand on
+        assert rows and counts["n_evidence_unused"] == \
+            _checked_score_files(q_path, e_path, **options)["n_evidence_unused"]
+        assert _without_signature(files.score_files(q_path, e_path, **options)) == \
+            _without_signature(_checked_score_files(q_path, e_path, **options))
+
+
+@pytest.mark.parametrize("odd", ["run", "questions"])
+def test_tempbench_lockstep_stops_trying_types_a_file_does_not_fit(tmp_path, odd):
+    """Files whose every line has a field outside `line_types` (1,000 lines: msgspec refuses each, and after
+    100 refusals is no longer tried) go through the lockstep by orjson, with the checked path's result."""
+    from benchscore.core import readers
+    from benchscore.tempbench_trp import files, kernel, line_types
+
+    q_path, e_path = _benchmark_shaped_files(tmp_path, 1000)
+    path = e_path if odd == "run" else q_path
+    path.write_text("".join(json.dumps(dict(json.loads(line), score=0.5)) + "\n"
+                            for line in path.read_text(encoding="utf-8").splitlines()), encoding="utf-8")
+    lockstep = kernel.Lockstep(readers._iter_raw_blocks(e_path, numbered=False), "label", 0, False, None, None,
+                               readers.MAX_DEPTH, line_types.decoders(readers.MAX_DEPTH))
+    rows = [row for _, block in readers._iter_raw_blocks(q_path, numbered=False) for row in lockstep.rows(block)]
+    assert len(rows) == 1000 and lockstep.unused() == 0 and lockstep.tries == 0
+    assert _without_signature(files.score_files(q_path, e_path)) == \
+        _without_signature(_checked_score_files(q_path, e_path))
 
 
 @pytest.mark.parametrize("name", ["questions_point.jsonl", "questions_interval.jsonl"])
 @pytest.mark.parametrize("run", ["evidence_oracle_label.jsonl", "evidence_mixed_tuple_id.jsonl",
                                  "evidence_partial_id.jsonl", "evidence_empty_on_hard_tuple_label.jsonl"])
-def test_tempbench_lockstep_takes_the_benchmark_files(name, run):
+@pytest.mark.parametrize("reader", READERS)
+def test_tempbench_lockstep_takes_the_benchmark_files(name, run, reader):
     """The benchmark's own question and run files go through the lockstep whole, with the checked path's result."""
     from conftest import shared_path
 
@@ -855,9 +902,10 @@ def test_tempbench_lockstep_takes_the_benchmark_files(name, run):
     q_path, e_path = (shared_path("data", "tempbench", "fixtures", f) for f in (name, run))
     space = "id" if "_id" in run else "label"
     counts: dict = {}
-    assert list(files._lockstep_rows(q_path, e_path, space, None, None, False, None, counts))
-    assert _without_signature(files.score_files(q_path, e_path, space=space)) == \
-        _without_signature(_checked_score_files(q_path, e_path, space=space))
+    with _lines_read_by(reader):
+        assert list(files._lockstep_rows(q_path, e_path, space, None, None, False, None, counts))
+        assert _without_signature(files.score_files(q_path, e_path, space=space)) == \
+            _without_signature(_checked_score_files(q_path, e_path, space=space))
 
 
 def _small_files(folder, run_ids=("b0", "b1", "b2"), question=None, record=None, item=None, unused=None):
@@ -902,8 +950,12 @@ _DEEP = [[[[[[["deep"]]]]]]]  # 7 levels: past a limit of 5
     {"question": {"t_query": 1.5e19}}, {"item": {"t_start": 2.0**63, "t_end": 2.0**64}},
     {"question": {"S_star": [{"s": "S1", "r": "rel", "o": "O1", "s_id": "Q"}]}},
     {"question": {"S_star": [{"s": "S1", "r": "rel", "o": ""}]}}, {"question": {"S_dist": [{"s": 1}]}},
-    {"question": {"S_stale": "x"}}, {"question": {"split": 7}}])
-def test_tempbench_lockstep_hands_on_what_it_cannot_read(tmp_path, monkeypatch, case):
+    {"question": {"S_stale": "x"}}, {"question": {"split": 7}}, {"question": {"S_dist": [{"s": "S", "r": "r"}]}},
+    {"question": {"S_dist": [{"s": "S", "r": "r", "o": "o", "t_start": 2**70}]}}, {"question": {"t_query": 1e400}},
+    {"item": {"t_start": 1e400}}, {"item": {"s": None}}, {"record": {"evidence": [["S1", "rel", "O1", 1990]]}},
+    {"question": {"S_star": [{"s": "S1", "r": "rel", "o": "O1", "s_id": None, "r_id": "P", "o_id": "Q"}]}}])
+@pytest.mark.parametrize("reader", READERS)
+def test_tempbench_lockstep_hands_on_what_it_cannot_read(tmp_path, monkeypatch, case, reader):
     """Lines nested past the readers' limit where the scorer reads nothing (a field, an item's extra key, an
     unused line, items past the cut), repeated ids (ahead of a question, after it was scored), missing lines,
     long integers and odd gold: `score_files` and `file_stats` give the checked path's result or error."""
@@ -914,9 +966,10 @@ def test_tempbench_lockstep_hands_on_what_it_cannot_read(tmp_path, monkeypatch, 
     options = case.pop("options", {})
     q_path, e_path = _small_files(tmp_path, **case)
     checked = _result_or_error(lambda: _without_signature(_checked_score_files(q_path, e_path, **options)))
-    assert _result_or_error(lambda: _without_signature(files.score_files(q_path, e_path, **options))) == checked
-    assert _result_or_error(lambda: files.file_stats(q_path, e_path, **options)) == \
-        _result_or_error(lambda: _checked_file_stats(q_path, e_path, **options))
+    with _lines_read_by(reader):
+        assert _result_or_error(lambda: _without_signature(files.score_files(q_path, e_path, **options))) == checked
+        assert _result_or_error(lambda: files.file_stats(q_path, e_path, **options)) == \
+            _result_or_error(lambda: _checked_file_stats(q_path, e_path, **options))
 
 
 _partial_gold = st.lists(st.dictionaries(st.sampled_from(["s", "r", "o", "s_id", "r_id", "o_id"]), _plain_names, min_size=2),
@@ -1707,3 +1760,115 @@ def test_tempbench_module_text_columns_in_one_pass_are_per_value(column):
 
     assert outcome(lambda: tempbench_trp._texts(column, 3, "id")) == \
         outcome(lambda: [tempbench_trp._text(value, 3 + i, "id") for i, value in enumerate(column)])
+
+
+# TempBench's typed lines (line_types: msgspec decodes a line into the benchmark's types, the kernel skips its
+# checks and depth walk) against the stdlib's reading of the same text and the kernel's dict path.
+_TYPED_RAW = ["123456789012345678901234567890", "-9223372036854775809", "18446744073709551616", "9.3e18", "1e400",
+              "-1e400", "NaN", "Infinity", '"\\ud800"', '"\\ud83d\\ude00"', '"\\u0000"', "true", "null", "1994",
+              "1994.0", "-0", "-0.0", '"1994"', "[]", "{}", "[" * 70 + "]" * 70, '[{"s": "A"}]', '[["A", "B", "A", 1994, 1995]]',
+              '[["A", "B", "A", 1994]]', '[{"s": "A", "x": 1}]', '"A"', '""']
+_typed_keys = st.sampled_from(["id", "t_query", "S_star", "S_dist", "S_stale", "split", "complexity", "question",
+                               "evidence", "retriever", "space", "mixed_from", "note", "s", "t_start", "o_id"])
+
+
+@st.composite
+def _typed_line_text(draw, kind):
+    """A question or run line's JSON text: a plain one, often with one value (at the top or in a triple or item)
+    written as odd raw JSON, or one key written twice (first or last value odd)."""
+    if kind == "question":
+        record = dict(draw(_plain_line), id="q")
+    else:
+        record = {"id": "q", "evidence": draw(st.lists(_plain, max_size=3)),
+                  **draw(st.sampled_from([{}, {"retriever": "bm25", "space": "label"}]))}
+    text = json.dumps(record)
+    how = draw(st.sampled_from(["plain", "top", "nested", "twice"]))
+    raw, key = draw(st.sampled_from(_TYPED_RAW)), draw(_typed_keys)
+    if how == "top":
+        text = text[:-1] + f', "{key}": {raw}}}'  # a new key, or a repeated one (the last value counts)
+    elif how == "twice":
+        text = "{" + f'"{key}": {raw}, ' + text[1:]  # the first of two values
+    elif how == "nested" and '{"s": ' in text:
+        text = text.replace('{"s": ', '{"' + key + '": ' + raw + ', "s": ', 1)
+    return text
+
+
+def _struct_values(value):
+    """A decoded `line_types` value as the stdlib's would look where absent fields read as None."""
+    import msgspec
+
+    if isinstance(value, msgspec.Struct):
+        return {field: _struct_values(getattr(value, field)) for field in value.__struct_fields__}
+    if isinstance(value, (list, tuple)):  # a JSON array: a tuple where the type says so (the kernel reads both)
+        return ("array", [_struct_values(item) for item in value])
+    return type(value).__name__, value
+
+
+def _stdlib_values(value, like):
+    """`value` (the stdlib's) read as `_struct_values` reads `like`: a struct's fields by `.get`, and no other key."""
+    if isinstance(like, dict):
+        assert isinstance(value, dict) and set(value) <= set(like), "a key msgspec did not read"
+        return {field: _stdlib_values(value.get(field), sub) for field, sub in like.items()}
+    if isinstance(like, tuple) and isinstance(like[1], list):
+        assert isinstance(value, list) and len(value) == len(like[1])
+        return ("array", [_stdlib_values(item, sub) for item, sub in zip(value, like[1])])
+    return type(value).__name__, value
+
+
+def _stdlib(text):
+    try:
+        return json.loads(text, parse_constant=lambda name: pytest.fail(f"msgspec took {name}"))
+    except ValueError:
+        return _MISSING
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.sampled_from(["question", "run"]).flatmap(lambda kind: st.tuples(st.just(kind), _typed_line_text(kind))),
+       st.sampled_from(["label", "id"]), st.sampled_from([0, 2]), st.booleans())
+def test_tempbench_typed_lines_are_the_stdlibs_values(kind_and_text, space, top_k, dedup):
+    """A line msgspec takes into `line_types` is one the stdlib reads, with the same values and types (an absent
+    field reading as None, as the kernel's `.get` reads it) and no field msgspec skipped; and the kernel scores
+    the typed line as it scores the stdlib's dict: `struct_gold` is `plain_gold`, the typed items score as the
+    dict items. Lines with long integers, 1e400, NaN, lone surrogates, deep nesting, odd types, new and
+    repeated keys, at the top and inside a triple."""
+    import msgspec
+
+    from benchscore.core import readers
+    from benchscore.tempbench_trp import kernel, line_types
+
+    kind, text = kind_and_text
+    decoders = line_types.decoders(readers.MAX_DEPTH)
+    try:
+        typed = (decoders.question if kind == "question" else decoders.run_line).decode(text.encode())
+    except msgspec.DecodeError:
+        return
+    value = _stdlib(text)
+    assert value is not _MISSING, "msgspec took a line the stdlib refuses"
+    assert readers._depth(value) <= line_types.DEPTH
+    struct = _struct_values(typed)
+    assert _stdlib_values(value, struct) == struct
+    if kind == "question":
+        assert kernel.struct_gold(typed, space) == kernel.plain_gold(value, space)
+    else:
+        checked = kernel.plain_gold({"id": "q", "t_query": 1994, "S_star": [
+            {"s": "A", "r": "B", "o": "A", "s_id": "P", "r_id": "Q", "o_id": "P"}]}, space)
+        assert kernel._retrieved(checked, typed.evidence, space, top_k, dedup, decoders.triple_type) == \
+            kernel._retrieved(checked, value["evidence"], space, top_k, dedup, None)
+
+
+@pytest.mark.parametrize("name", ["questions_point.jsonl", "questions_interval.jsonl", "evidence_oracle_label.jsonl",
+                                  "evidence_mixed_tuple_id.jsonl", "evidence_partial_id.jsonl",
+                                  "evidence_mixed_label.jsonl", "evidence_empty_on_hard_tuple_label.jsonl"])
+def test_tempbench_typed_lines_take_the_benchmark_files(name):
+    """The benchmark's own question and run files decode into `line_types` line by line, so the command's
+    lockstep reads them by msgspec (its speed), not by orjson and walks."""
+    from conftest import shared_path
+
+    from benchscore.core import readers
+    from benchscore.tempbench_trp import line_types
+
+    decoders = line_types.decoders(readers.MAX_DEPTH)
+    assert decoders is not None, "msgspec is not installed (the fast and test extras bring it)"
+    decoder = decoders.question if name.startswith("questions") else decoders.run_line
+    lines = shared_path("data", "tempbench", "fixtures", name).read_bytes().splitlines()
+    assert lines and all(decoder.decode(line) for line in lines if line.strip())

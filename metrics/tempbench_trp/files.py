@@ -11,7 +11,7 @@ from typing import Any
 from benchscore import data
 from benchscore.core import readers
 from benchscore.core.readers import at_line, iter_jsonl
-from benchscore.tempbench_trp import kernel, scoring
+from benchscore.tempbench_trp import kernel, line_types, scoring
 
 TRIPLE_STRINGS = ("s", "r", "o", "s_id", "r_id", "o_id")
 TRIPLE_TIMES = ("t_start", "t_end")
@@ -246,7 +246,8 @@ def _lockstep_rows(questions_path, evidence_path, space, split, top_k, dedup, fu
     questions_path, split = data.resolve_split("tempbench", questions_path, split)
     evidence_blocks = readers._iter_raw_blocks(evidence_path, numbered=False)
     try:
-        lockstep = kernel.Lockstep(evidence_blocks, space, int(top_k or 0), dedup, split, keep, readers.MAX_DEPTH)
+        lockstep = kernel.Lockstep(evidence_blocks, space, int(top_k or 0), dedup, split, keep, readers.MAX_DEPTH,
+                                   line_types.decoders(readers.MAX_DEPTH))
         for _, block in readers._iter_raw_blocks(questions_path, numbered=False):
             rows = lockstep.rows(block)
             if rows is None:

@@ -70,13 +70,17 @@ def _gold(gold: Any, keys: tuple[str, str, str], required: bool) -> set[Triple] 
     return triples
 
 
-def _item(item: Any, s_key: str, r_key: str, o_key: str) -> tuple[Any, Any, Any, float, float]:
-    """A retrieved item as (s, r, o, t_start, t_end) where it is plainly a dict or a 5-tuple of strings and
-    numbers; a NaN start where it is not (or lacks a key: a missing key reads as None, which nothing lets
-    through). A tuple of five unboxed values: no triple is built for an item that needs none."""
+def _item(item: Any, s_key: str, r_key: str, o_key: str, triple_type: Any) -> tuple[Any, Any, Any, float, float]:
+    """A retrieved item as (s, r, o, t_start, t_end) where it is plainly a dict, a `triple_type` (the lockstep's
+    `line_types.Triple`, or None) or a 5-tuple of strings and numbers; a NaN start where it is not (or lacks a
+    key: a missing key reads as None, which nothing lets through). A tuple of five unboxed values: no triple
+    is built for an item that needs none."""
     if type(item) is dict:
         s, r, o = item.get(s_key), item.get(r_key), item.get(o_key)
         start, end = _time(item.get("t_start")), _time(item.get("t_end"))
+    elif type(item) is triple_type:
+        s, r, o = getattr(item, s_key), getattr(item, r_key), getattr(item, o_key)
+        start, end = _time(item.t_start), _time(item.t_end)
     elif _is_list(item) and len(item) == 5:
         s, r, o, start, end = item[0], item[1], item[2], _time(item[3]), _time(item[4])
     else:
@@ -149,6 +153,17 @@ def _checked(t_query_value: Any, gold_list: Any, space: str) -> Checked | None:
 def evidence_row(question: dict, checked: Checked, evidence: Any, space: str, top_k: int, dedup: bool) -> tuple | None:
     """(id, complexity, operator, n_ret, hits, n_gold, trp, ccr) of a question (`checked`: its `checked_gold`)
     and its plainly typed evidence, or None. `space`, `dedup` are checked options; `top_k` 0 keeps every item."""
+    counts = _retrieved(checked, evidence, space, top_k, dedup, None)
+    if counts is None:
+        return None
+    n_ret, hits, n_covered = counts
+    return _row(question.get("id"), question.get("complexity"), question.get("operator_type"), n_ret, hits,
+                len(checked[1]), n_covered)
+
+
+def _retrieved(checked: Checked, evidence: Any, space: str, top_k: int, dedup: bool, triple_type: Any
+               ) -> tuple[int, int, int] | None:
+    """(items kept, hits, distinct gold triples covered) of plainly typed evidence (`_item`), or None."""
     if not _is_list(evidence):
         return None
     t_query, gold, other, objects = checked
@@ -157,7 +172,7 @@ def evidence_row(question: dict, checked: Checked, evidence: Any, space: str, to
     covered: set[Triple] = set()
     seen: set[tuple[Triple, float, float]] = set()
     for item in evidence:
-        s, r, o, start, end = _item(item, s_key, r_key, o_key)
+        s, r, o, start, end = _item(item, s_key, r_key, o_key, triple_type)
         if start != start:
             return None
         if dedup and _repeated(seen, (s, r, o), start, end):
@@ -170,8 +185,7 @@ def evidence_row(question: dict, checked: Checked, evidence: Any, space: str, to
             hits += hit
         if n_ret == top_k:
             break
-    return _row(question.get("id"), question.get("complexity"), question.get("operator_type"), n_ret, hits, len(gold),
-                len(covered))
+    return n_ret, hits, len(covered)
 
 
 def _hit(triple: Triple, start: float, end: float, t_query: float, gold: set[Triple], other: set[Triple],
@@ -201,7 +215,7 @@ def evidence_codes(checked: Checked, evidence: Any, space: str) -> tuple[list[in
     repeats: list[bool] = []
     seen: set[tuple[str, str, str, float, float]] = set()
     for item in evidence:
-        s, r, o, start, end = _item(item, s_key, r_key, o_key)
+        s, r, o, start, end = _item(item, s_key, r_key, o_key, None)
         if start != start or not _unicode_triple(s, r, o):
             return None  # not plainly typed; not Unicode (the checked path says which)
         hit = _gold_index((s, r, o), start, end, t_query, index, other) if o in objects else -1
@@ -408,6 +422,34 @@ def plain_gold(raw: Any, space: str) -> Checked | None:
     return t_query, gold, other, objects
 
 
+def struct_gold(question: Any, space: str) -> Checked | None:
+    """`plain_gold` of a question `line_types.Question` took (every field's type checked there): what
+    `plain_question` asks beyond types (a finite year, distractor and stale triples each whole, years
+    `_time` reads), and the gold triples added as `plain_gold` adds them."""
+    t_query = _time(question.t_query)
+    if t_query - t_query != 0.0 or not (_whole_triples(question.S_dist) and _whole_triples(question.S_stale)):
+        return None
+    label = space == "label"
+    gold: set[Triple] = set()
+    other: set[Triple] = set()
+    objects: set[Any] = set()
+    for triple in question.S_star:
+        if not (_plain_time_values(triple.t_start, triple.t_end) and _add_gold_names(
+                (triple.s, triple.r, triple.o), (triple.s_id, triple.r_id, triple.o_id), label, gold, other, objects)):
+            return None
+    return t_query, gold, other, objects
+
+
+def _whole_triples(triples: Any) -> bool:
+    """`_plain_triples` of `line_types.Triple`s (or None), whose strings msgspec checked."""
+    if triples is not None:
+        for triple in triples:
+            if not (_whole((triple.s, triple.r, triple.o), (triple.s_id, triple.r_id, triple.o_id))
+                    and _plain_time_values(triple.t_start, triple.t_end)):
+                return False
+    return True
+
+
 def _plain_fields(raw: dict) -> bool:
     """The question's strings (or None) and its distractor and stale triples, as plain as `plain_question` needs."""
     for field in _RECORD_STRINGS:
@@ -417,10 +459,14 @@ def _plain_fields(raw: dict) -> bool:
 
 
 def _add_gold(triple: dict, label: bool, gold: set[Triple], other: set[Triple], objects: set[Any]) -> bool:
-    """Adds a gold triple to `gold` (its names in the chosen space: non-empty strings) and `other` (the other
-    space's: strings, or all absent), and their objects; False where it is not plainly so."""
-    labels = (triple.get("s"), triple.get("r"), triple.get("o"))
-    ids = (triple.get("s_id"), triple.get("r_id"), triple.get("o_id"))
+    return _add_gold_names((triple.get("s"), triple.get("r"), triple.get("o")),
+                           (triple.get("s_id"), triple.get("r_id"), triple.get("o_id")), label, gold, other, objects)
+
+
+def _add_gold_names(labels: Triple, ids: Triple, label: bool, gold: set[Triple], other: set[Triple],
+                    objects: set[Any]) -> bool:
+    """Adds a gold triple (its `labels` and `ids`) to `gold` (its names in the chosen space: non-empty strings) and
+    `other` (the other space's: strings, or all absent), and their objects; False where it is not plainly so."""
     mine, theirs = (labels, ids) if label else (ids, labels)
     if not (_strings(mine[0], mine[1], mine[2]) and mine[0] and mine[1] and mine[2]):
         return False
@@ -434,7 +480,10 @@ def _add_gold(triple: dict, label: bool, gold: set[Triple], other: set[Triple], 
 
 
 def _plain_times(triple: dict) -> bool:
-    start, end = triple.get("t_start"), triple.get("t_end")
+    return _plain_time_values(triple.get("t_start"), triple.get("t_end"))
+
+
+def _plain_time_values(start: Any, end: Any) -> bool:
     return (start is None or _time(start) == _time(start)) and (end is None or _time(end) == _time(end))
 
 
@@ -460,15 +509,20 @@ def _plain_triple(triple: Any) -> bool:
     for key in _TRIPLE_STRINGS:
         if not _text_or_none(triple.get(key)):
             return False
-    if None in (triple.get("s"), triple.get("r"), triple.get("o")) and \
-            None in (triple.get("s_id"), triple.get("r_id"), triple.get("o_id")):
-        return False
-    return _plain_times(triple)
+    return _whole((triple.get("s"), triple.get("r"), triple.get("o")),
+                  (triple.get("s_id"), triple.get("r_id"), triple.get("o_id"))) and _plain_times(triple)
+
+
+def _whole(labels: Triple, ids: Triple) -> bool:
+    """Whether a triple names all of s, r, o or all of s_id, r_id, o_id (`files._triple` refuses it otherwise)."""
+    return None not in labels or None not in ids
 
 
 # The command's loop (files.score_files): question and run files read in lockstep, a block of lines at a time
 _MISSING: Final = object()
 _LEFT_OUT: Final = ()  # a question another split's, or out of the subset
+_NOT_DECODED: Final = object()  # a line the `line_types` decoders did not take (or were not asked to)
+_DECODE_TRIES: Final = 100  # lines the decoders may refuse in a run before they are no longer tried
 
 
 class Lockstep:
@@ -479,13 +533,26 @@ class Lockstep:
     selected): the caller then reads both files again on the checked path, which gives the same numbers or
     the located error. The run file is read only as far as the questions need (`evidence_blocks`:
     `readers._iter_raw_blocks(path, numbered=False)`), ids met ahead held as the checked path holds them, and the
-    ids scored kept as its Bloom filter keeps them, so memory stays flat."""
+    ids scored kept as its Bloom filter keeps them, so memory stays flat.
+
+    With `decoders` (`line_types.decoders`), each line goes to msgspec first: a line it takes is typed and
+    three deep at most, so only what `plain_question` asks beyond types is checked and nothing is walked;
+    any other line is read by orjson as without them. After `_DECODE_TRIES` refusals (files with a field
+    outside the types, say) they are no longer tried, so such files cost what they did before."""
 
     def __init__(self, evidence_blocks: Any, space: str, top_k: int, dedup: bool, split: Any, keep: Any,
-                 max_depth: int) -> None:
+                 max_depth: int, decoders: Any = None) -> None:
         self.evidence, self.max_depth = json_kernel.BlockLines(evidence_blocks), max_depth
         self.space, self.top_k, self.dedup, self.split, self.keep = space, top_k, dedup, split, keep
-        self.waiting: dict[str, dict] = {}  # id -> its run line's record, read ahead of its question
+        # line_types.Decoders' fields, or None each
+        self.question_decoder: Any = None if decoders is None else decoders.question
+        self.run_decoder: Any = None if decoders is None else decoders.run_line
+        self.decode_error: Any = None if decoders is None else decoders.error
+        self.question_type: Any = None if decoders is None else decoders.question_type
+        self.run_line_type: Any = None if decoders is None else decoders.run_line_type
+        self.triple_type: Any = None if decoders is None else decoders.triple_type
+        self.tries = _DECODE_TRIES
+        self.waiting: dict[str, Any] = {}  # id -> its run line's record, read ahead of its question
         self.used = bytearray(ID_FILTER_BYTES)  # the ids scored (add_id)
         self.splits: set[Any] = set()
         self.n_selected = 0
@@ -496,9 +563,11 @@ class Lockstep:
         start = 0
         while start <= len(block):
             raw, start = json_kernel.next_line(block, start)
-            question = json_kernel.value_within_depth(raw, self.max_depth)
-            if question is json_kernel.UNSURE and json_kernel.is_blank(raw):
-                continue
+            question = self._decoded(raw, self.question_decoder)
+            if question is _NOT_DECODED:
+                question = json_kernel.value_within_depth(raw, self.max_depth)
+                if question is json_kernel.UNSURE and json_kernel.is_blank(raw):
+                    continue
             row = None if question is json_kernel.UNSURE else self._question_row(question)
             if row is None:
                 return None
@@ -506,32 +575,52 @@ class Lockstep:
                 rows.append(row)
         return rows
 
+    def _decoded(self, raw: bytes, decoder: Any) -> Any:
+        """`decoder`'s value of the line `raw` (a `line_types` type), or `_NOT_DECODED`."""
+        if decoder is None or self.tries == 0:
+            return _NOT_DECODED
+        try:
+            return decoder.decode(raw)
+        except self.decode_error:
+            self.tries -= 1
+            return _NOT_DECODED
+
     def _question_row(self, question: Any) -> Any:
-        """A parsed question's row, `_LEFT_OUT` (another split, not in the subset), or None."""
-        checked = plain_gold(question, self.space)
+        """A parsed question's row (a dict orjson read, or a `line_types.Question`), `_LEFT_OUT` (another
+        split, not in the subset), or None."""
+        typed = type(question) is self.question_type
+        checked = struct_gold(question, self.space) if typed else plain_gold(question, self.space)
         if checked is None:
             return None
-        split = question.get("split")
+        question_id, split, complexity, operator = _question_fields(question, typed)
         self.splits.add(split)
         if self.split is not None and split != self.split:
             return _LEFT_OUT
         self.n_selected += 1
-        question_id: str = question["id"]
         if self.keep is not None and question_id not in self.keep:
             return _LEFT_OUT
         record = self._pop(question_id)
-        if record is None:
+        return None if record is None else self._scored(record, checked, question_id, complexity, operator)
+
+    def _scored(self, record: Any, checked: Checked, question_id: str, complexity: Any, operator: Any) -> Any:
+        """The row of a question and its run line (a dict orjson read, or a `line_types.RunLine`), or None."""
+        plain = type(record) is dict
+        counts = _retrieved(checked, record["evidence"] if plain else record.evidence, self.space, self.top_k,
+                            self.dedup, self.triple_type)
+        if counts is None or plain and not self._scored_within_depth(record):
             return None
-        row = evidence_row(question, checked, record["evidence"], self.space, self.top_k, self.dedup)
-        return row if row is not None and self._scored_within_depth(record) else None
+        n_ret, hits, n_covered = counts
+        return _row(question_id, complexity, operator, n_ret, hits, len(checked[1]), n_covered)
 
     def unused(self) -> int | None:
         """The run file's lines never scored (read to its end), or None (some may repeat a scored id, nest too
-        deeply, or no question was selected: the checked path says which)."""
+        deeply, or no question was selected: the checked path says which). A `line_types.RunLine` nests
+        within the limit (`line_types.decoders`)."""
         if not self.n_selected or self._read(None) is not _MISSING:
             return None
         for question_id, record in self.waiting.items():
-            if may_hold_id(self.used, question_id) or not json_kernel.nests_within(record, self.max_depth):
+            if may_hold_id(self.used, question_id) or \
+                    type(record) is dict and not json_kernel.nests_within(record, self.max_depth):
                 return None
         return len(self.waiting)
 
@@ -550,12 +639,12 @@ class Lockstep:
                 return False
         return True
 
-    def _pop(self, question_id: str) -> dict | None:
+    def _pop(self, question_id: str) -> Any:
         """The run line's record of `question_id` (read on to its line if not held), or None."""
         record = self.waiting.pop(question_id, None)
         if record is None:
             found = self._read(question_id)
-            record = found if type(found) is dict else None
+            record = None if found is json_kernel.UNSURE or found is _MISSING else found
         if record is not None:
             add_id(self.used, question_id)
         return record
@@ -567,20 +656,34 @@ class Lockstep:
             record = self._next_record()
             if record is _MISSING or record is json_kernel.UNSURE:
                 return record
-            if type(record) is not dict or "id" not in record or "evidence" not in record:
-                return json_kernel.UNSURE
-            question_id = record["id"]
+            question_id = self._run_id(record)
             if type(question_id) is not str or question_id in self.waiting:
                 return json_kernel.UNSURE
             if question_id == until:
                 return record
             self.waiting[question_id] = record
 
+    def _run_id(self, record: Any) -> Any:
+        """A run line's id: a `line_types.RunLine`'s, or that of an object with an evidence field; else None."""
+        if type(record) is self.run_line_type:
+            return record.id
+        return record.get("id") if type(record) is dict and "evidence" in record else None
+
     def _next_record(self) -> Any:
-        """The next non-blank run line's value (its depth not yet checked), `json_kernel.UNSURE`, or
-        `_MISSING` at the end of the file."""
+        """The next non-blank run line's value (a `line_types.RunLine`, or orjson's, its depth not yet checked),
+        `json_kernel.UNSURE`, or `_MISSING` at the end of the file."""
         raw = self.evidence.next_line()
-        return _MISSING if raw is None else json_kernel.loads(raw)
+        if raw is None:
+            return _MISSING
+        record = self._decoded(raw, self.run_decoder)
+        return json_kernel.loads(raw) if record is _NOT_DECODED else record
+
+
+def _question_fields(question: Any, typed: bool) -> tuple[Any, Any, Any, Any]:
+    """(id, split, complexity, operator) of a question: a `line_types.Question` (`typed`) or orjson's dict."""
+    if typed:
+        return question.id, question.split, question.complexity, question.operator_type
+    return question.get("id"), question.get("split"), question.get("complexity"), question.get("operator_type")
 
 
 # A Bloom filter of ids in 1 MiB (2**23 bits, 3 hashes), whatever the number of questions (no false negatives):
