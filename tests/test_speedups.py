@@ -19,7 +19,8 @@
   (`parse_json`, `check_gold`, `_prediction`) on random lines and files with odd values and odd JSON text: the
   same record, aligned predictions and warnings, or the same error; `coverage`'s series against sets of years; the
   command's sums (`summarize`, `kernel.claim_rows`) against `score`'s ItemStats: the same result, or `score`'s;
-  the command's reads (`_summed_files`: in step, streamed) against reading both files whole.
+  the command's reads (`_summed_files`: in step, streamed; msgspec's typed lines first and orjson alone) against
+  reading both files whole; a pair of lines msgspec takes against the stdlib's reading and the dict path's row.
 - WebNLG: the cost's alignment cells counted per distinct triple against the pair-by-pair sum; `checked_entries`
   against `check_cost` and `check_entry`; the kernel's column sums.
 """
@@ -705,23 +706,27 @@ def test_jsonl_guards_find_the_line_after_many_lines(tmp_path, monkeypatch, last
 
 
 # TempBench's command: kernel.Lockstep (both files in lockstep, no frame per line) against the checked path
-READERS = ["msgspec", "orjson"]  # the lockstep's lines: msgspec's typed lines first (line_types), or orjson alone
+READERS = ["msgspec", "orjson"]  # a command's lines: msgspec's typed lines first (line_types), or orjson alone
 
 
 @contextlib.contextmanager
 def _lines_read_by(reader):
-    """The lockstep reading lines as `reader` says (msgspec must be installed: the fast and test extras bring it)."""
-    from benchscore.tempbench_trp import line_types
+    """TempBench's lockstep and TSVer's in-step read taking lines as `reader` says (msgspec must be installed:
+    the fast and test extras bring it)."""
+    from benchscore.tempbench_trp import line_types as tempbench_types
+    from benchscore.tsver import line_types as tsver_types
 
-    saved = line_types.decoders
-    if reader == "orjson":
-        line_types.decoders = lambda max_depth: None
-    else:
-        assert line_types.msgspec is not None, "msgspec is not installed (the fast and test extras bring it)"
+    saved = [(module, module.decoders) for module in (tempbench_types, tsver_types)]
+    for module, _ in saved:
+        if reader == "orjson":
+            module.decoders = lambda max_depth: None
+        else:
+            assert module.msgspec is not None, "msgspec is not installed (the fast and test extras bring it)"
     try:
         yield
     finally:
-        line_types.decoders = saved
+        for module, decoders in saved:
+            module.decoders = decoders
 
 
 _run_ids = st.sampled_from(["q0", "q1", "q2", "q3"])
@@ -1184,13 +1189,14 @@ _plain_prediction = st.tuples(st.tuples(st.just("Claim"), st.sampled_from(["c0",
                               st.just(("Explanation", None)))
 
 
-@settings(max_examples=600, deadline=None)
+@pytest.mark.parametrize("reader", READERS)
+@settings(max_examples=500, deadline=None)
 @given(st.lists(_mostly(_plain_gold | _gold_record, st.sampled_from(["odd"])), max_size=5),
        st.lists(_mostly(_plain_prediction | _prediction_record, st.sampled_from(["odd"])), max_size=6),
        st.sampled_from(["paired", "any"]), st.sampled_from([[], ["{bad"], [""], ["\udcff"], ["[1]"]]), st.booleans(),
        st.booleans())
-def test_tsver_command_reads_the_files_as_the_two_file_path(tmp_path_factory, gold, predictions, order, odd_line,
-                                                            strict, crlf):
+def test_tsver_command_reads_the_files_as_the_two_file_path(tmp_path_factory, reader, gold, predictions, order,
+                                                            odd_line, strict, crlf):
     """`score_files` without a judge or report (the command: `_summed_files`, its files read in step or the
     gold streamed) gives what reading both files whole gives (`read_references`, `read_predictions`, `score`):
     the result, the warnings in order, or the error, word for word. Files in the gold's order and in any order,
@@ -1220,7 +1226,7 @@ def test_tsver_command_reads_the_files_as_the_two_file_path(tmp_path_factory, go
             return found
         return reading
 
-    with pytest.MonkeyPatch.context() as patch:
+    with pytest.MonkeyPatch.context() as patch, _lines_read_by(reader):
         for name in ("_paired_rows", "_streamed_rows"):
             patch.setattr(files, name, noted(name, getattr(files, name)))
         fast = _tsver_file_outcome(scored)
@@ -1871,4 +1877,57 @@ def test_tempbench_typed_lines_take_the_benchmark_files(name):
     assert decoders is not None, "msgspec is not installed (the fast and test extras bring it)"
     decoder = decoders.question if name.startswith("questions") else decoders.run_line
     lines = shared_path("data", "tempbench", "fixtures", name).read_bytes().splitlines()
+    assert lines and all(decoder.decode(line) for line in lines if line.strip())
+
+
+_tsver_typed_pair = st.tuples(_mostly(_plain_gold, _gold_record), _mostly(_plain_prediction, _prediction_record))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_tsver_typed_pair.map(lambda pair: (_tsver_line(pair[0]), _tsver_line(_paired_fields([pair[0]], [pair[1]])[0]))))
+def test_tsver_typed_lines_are_the_stdlibs_values(lines):
+    """A gold and a prediction line msgspec takes into `tsver.line_types` are lines the stdlib reads, with the same
+    values and types (an absent field reading as None) and no field msgspec skipped; and the in-step read scores
+    the typed pair as it scores orjson's dicts (`_typed_claim` against `_paired_claim`: the same claim and row).
+    Lines with odd records and odd JSON text (long integers, 1e400, NaN, lone surrogates, deep nesting)."""
+    import msgspec
+
+    from benchscore.core import readers
+    from benchscore.tsver import kernel, line_types, scoring
+
+    gold_line, prediction_line = (line.encode("utf-8", "surrogatepass") for line in lines)
+    decoders = line_types.decoders(readers.MAX_DEPTH)
+    try:
+        typed = decoders.gold.decode(gold_line), decoders.prediction.decode(prediction_line)
+    except msgspec.DecodeError:
+        return
+    for line, decoded in zip(lines, typed):
+        value = _stdlib(line)
+        assert value is not _MISSING, "msgspec took a line the stdlib refuses"
+        assert readers._depth(value) <= line_types.DEPTH
+        struct = _struct_values(decoded)
+        assert _stdlib_values(value, struct) == struct
+    rows = kernel.ClaimRows(), kernel.ClaimRows()
+    claims = (kernel._typed_claim(rows[0], *typed, scoring.verdict_outcome, set()),
+              kernel._paired_claim(rows[1], kernel.plain_gold(gold_line, readers.MAX_DEPTH),
+                                   kernel._plain_prediction(prediction_line, readers.MAX_DEPTH),
+                                   scoring.verdict_outcome, set()))
+    assert claims[0] == claims[1]
+    assert _claim_row_fields(rows[0]) == _claim_row_fields(rows[1])
+
+
+@pytest.mark.parametrize("name", ["tsver_test.jsonl", "tsver_dev.jsonl", "predictions/pred_test_gold.jsonl",
+                                  "predictions/pred_test_wrong_verdict.jsonl", "predictions/pred_dev_perturbed_seed12345.jsonl"])
+def test_tsver_typed_lines_take_the_benchmark_files(name):
+    """The official gold files and the baseline's prediction files decode into `tsver.line_types` line by line, so
+    the command's in-step read takes them by msgspec (its speed), not by orjson and walks."""
+    from conftest import shared_path
+
+    from benchscore.core import readers
+    from benchscore.tsver import line_types
+
+    decoders = line_types.decoders(readers.MAX_DEPTH)
+    assert decoders is not None, "msgspec is not installed (the fast and test extras bring it)"
+    decoder = decoders.prediction if name.startswith("predictions") else decoders.gold
+    lines = shared_path("data", "tsver", *name.split("/")).read_bytes().splitlines()
     assert lines and all(decoder.decode(line) for line in lines if line.strip())

@@ -12,7 +12,7 @@ from benchscore import data
 from benchscore.core import readers
 from benchscore.core.readers import at_line, check_output, iter_checked_jsonl, shown
 from benchscore.core.records import Note
-from benchscore.tsver import ev2r, kernel, scoring
+from benchscore.tsver import ev2r, kernel, line_types, scoring
 from benchscore.tsver.scoring import TSVerWarning
 
 
@@ -119,7 +119,7 @@ def _paired_rows(gold_file, predictions_path):
     try:
         return kernel.paired_rows(readers._iter_raw_blocks(gold_file, numbered=False),
                                   readers._iter_raw_blocks(predictions_path, numbered=False),
-                                  scoring.verdict_outcome, readers.MAX_DEPTH)
+                                  scoring.verdict_outcome, readers.MAX_DEPTH, line_types.decoders(readers.MAX_DEPTH))
     except (TypeError, ValueError, OSError):  # OSError: a missing file, say; the gold's own error comes first
         return None
 

@@ -328,12 +328,16 @@ class ClaimRows:
 
     def _add_known(self, record: Any, prediction: Any, outcome: Any, inverted: bool) -> None:
         """`add_plain`, whether a predicted range has from > to already known."""
-        gold_verdict: str = record["Verdict"]
-        verdict: Any = None if prediction is None else prediction["verdict"]
-        ranges = None if prediction is None else prediction["ranges"]
+        self._add_values(record["Verdict"], record["TimeSeries"], None if prediction is None else prediction["verdict"],
+                         None if prediction is None else prediction["ranges"], outcome, inverted)
+
+    def _add_values(self, gold_verdict: str, gold_series: Any, verdict: Any, ranges: Any, outcome: Any,
+                    inverted: bool) -> None:
+        """`_add_known` of a claim's values: the gold verdict and series, the predicted verdict (None: no
+        prediction) and series."""
         status, label, blank = self._outcome(verdict, outcome)
         self._append(status, gold_verdict, label, status == OK and label == gold_verdict, blank,
-                     coverage_terms(record["TimeSeries"], ranges), inverted)
+                     coverage_terms(gold_series, ranges), inverted)
 
     def _outcome(self, verdict: Any, outcome: Any) -> tuple[str, Any, bool]:
         """(status, matched label, a matched blank verdict) of a predicted verdict (None: no prediction)."""
@@ -389,25 +393,74 @@ def _series_dict(rows: Any) -> dict | None:
     return series
 
 
-def paired_rows(gold_blocks: Iterator[Any], prediction_blocks: Iterator[Any], outcome: Any, max_depth: int
-                ) -> tuple[ClaimRows, list[str]] | None:
+_DECODE_TRIES: Final = 100  # pairs of lines the decoders may refuse before they are no longer tried
+
+
+def paired_rows(gold_blocks: Iterator[Any], prediction_blocks: Iterator[Any], outcome: Any, max_depth: int,
+                decoders: Any = None) -> tuple[ClaimRows, list[str]] | None:
     """(`ClaimRows`, gold claim texts) of a gold and a prediction file, given as blocks of lines
     (`readers._iter_raw_blocks(path, numbered=False)`), whose non-blank line i each holds the same claim, no
     claim twice, every line plain (`plain_gold`, `plain_prediction`): the official alignment of such files
     pairs line i with line i, and each pair is scored while both lines are fresh, with no Python frame per
-    line. None at the first line that is not so (or a file longer than the other, or none at all)."""
+    line. None at the first line that is not so (or a file longer than the other, or none at all).
+    With `decoders` (`line_types.decoders`), each pair goes to msgspec first (`_typed_claim`), any pair it
+    refuses to orjson as without them; after `_DECODE_TRIES` refusals msgspec is no longer tried."""
     gold, predictions = json_kernel.BlockLines(gold_blocks), json_kernel.BlockLines(prediction_blocks)
     rows = ClaimRows()
     claims: list[str] = []
     seen: set[str] = set()
+    typed = _TypedPairs(decoders)
     while True:
         raw, line = gold.next_line(), predictions.next_line()
         if raw is None or line is None:
             return (rows, claims) if raw is None and line is None and claims else None
-        claim = _paired_claim(rows, plain_gold(raw, max_depth), _plain_prediction(line, max_depth), outcome, seen)
+        claim = _claim_of(rows, raw, line, typed.decoded(raw, line), outcome, seen, max_depth)
         if claim is None:
             return None
         claims.append(claim)
+
+
+def _claim_of(rows: ClaimRows, raw: bytes, line: bytes, pair: tuple[Any, Any] | None, outcome: Any, seen: set[str],
+              max_depth: int) -> str | None:
+    """`_typed_claim` of the pair msgspec decoded, else `_paired_claim` of the two lines read by orjson."""
+    if pair is not None:
+        return _typed_claim(rows, pair[0], pair[1], outcome, seen)
+    return _paired_claim(rows, plain_gold(raw, max_depth), _plain_prediction(line, max_depth), outcome, seen)
+
+
+class _TypedPairs:
+    """msgspec's decoders of a pair of lines (`line_types.Decoders`, or None) and the refusals they have left."""
+
+    def __init__(self, decoders: Any) -> None:
+        self.decoders = decoders
+        self.tries = 0 if decoders is None else _DECODE_TRIES
+
+    def decoded(self, raw: bytes, line: bytes) -> tuple[Any, Any] | None:
+        """(`line_types.Gold`, `line_types.Prediction`) of a gold and a prediction line, or None where msgspec
+        refuses either (or is no longer tried)."""
+        if self.tries == 0:
+            return None
+        try:
+            return self.decoders.gold.decode(raw), self.decoders.prediction.decode(line)
+        except self.decoders.error:
+            self.tries -= 1
+            return None
+
+
+def _typed_claim(rows: ClaimRows, record: Any, prediction: Any, outcome: Any, seen: set[str]) -> str | None:
+    """`_paired_claim` of a pair `_decoded_pair` took, whose types msgspec checked: what types do not say is
+    checked here (a gold verdict among the labels, series as `plain_series` has them)."""
+    verdict: str = record.Verdict
+    ranges = prediction.PredictedTimeRanges
+    state = _IN_ORDER if ranges is None else _series_state(ranges)
+    if verdict not in LABELS or state == _NOT_PLAIN or not plain_series(record.TimeSeries):
+        return None
+    claim: str = prediction.Claim
+    if claim != record.Claim or claim in seen:
+        return None
+    rows._add_values(verdict, record.TimeSeries, prediction.Verdict, ranges, outcome, state == _INVERTED)
+    seen.add(claim)
+    return claim
 
 
 def _paired_claim(rows: ClaimRows, record: Any, predicted: Any, outcome: Any, seen: set[str]) -> str | None:
