@@ -17,6 +17,7 @@ The per-benchmark scripts (`bench_<benchmark>.py`) measure each in more detail. 
 
 import argparse
 import contextlib
+import importlib.metadata
 import io
 import json
 import os
@@ -202,6 +203,17 @@ SIZES = {"quick": {"reference": 20_000, "cli": 20_000, "compute": 10_000, "mctac
                   "tsver_copies": 150, "webnlg_copies": 1}}
 
 
+def readers():
+    """Which optional readers this run had: the parse baseline's, and the commands' typed lines (the `fast` extra)."""
+    def version(name):
+        try:
+            return f"{name} {importlib.metadata.version(name)}"
+        except importlib.metadata.PackageNotFoundError:
+            return f"{name} not installed"
+    return f"Readers: {version('orjson')} (the parse, and the commands' JSONL), {version('msgspec')} (TempBench's " \
+           "and TSVer's commands decode their lines with it first)."
+
+
 def table(rows):
     lines = ["| benchmark | ratio | measured | target | detail |", "| --- | --- | ---: | --- | --- |"]
     lines += [f"| {r['benchmark']} | {r['ratio']} | {r['value']:.2f} | {r['target']} | {r['detail']} |" for r in rows]
@@ -221,6 +233,7 @@ def main(argv=None):
             rows += make(sizes, args.repeat, pathlib.Path(folder))
             print(table(rows[-1:]).splitlines()[-1], file=sys.stderr, flush=True)
     print(table(rows))
+    print(f"\n{readers()}")
     if args.json:
         pathlib.Path(args.json).write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
 

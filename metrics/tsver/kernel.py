@@ -448,7 +448,7 @@ class _TypedPairs:
 
 
 def _typed_claim(rows: ClaimRows, record: Any, prediction: Any, outcome: Any, seen: set[str]) -> str | None:
-    """`_paired_claim` of a pair `_decoded_pair` took, whose types msgspec checked: what types do not say is
+    """`_paired_claim` of a pair `_TypedPairs.decoded` took, whose types msgspec checked: what types do not say is
     checked here (a gold verdict among the labels, series as `plain_series` has them)."""
     verdict: str = record.Verdict
     ranges = prediction.PredictedTimeRanges
