@@ -894,6 +894,35 @@ def test_tempbench_lockstep_stops_trying_types_a_file_does_not_fit(tmp_path, odd
         _without_signature(_checked_score_files(q_path, e_path))
 
 
+class _Counting:
+    """A msgspec decoder that counts the lines it decoded (what it refuses raises as msgspec's own does)."""
+
+    def __init__(self, decoder):
+        self.decoder, self.decoded = decoder, 0
+
+    def decode(self, raw):
+        value = self.decoder.decode(raw)
+        self.decoded += 1
+        return value
+
+
+def test_tempbench_lockstep_reads_benchmark_lines_typed(tmp_path):
+    """The typed path is the one taken, not only a correct one: on benchmark-shaped files (the run shuffled, one
+    unused line) msgspec decodes every question and run line, refuses none, and the rows are the checked path's."""
+    from benchscore.core import readers
+    from benchscore.tempbench_trp import kernel, line_types, scoring
+
+    q_path, e_path = _benchmark_shaped_files(tmp_path, 1000, shuffled=True, extra=[{"id": "unused", "evidence": []}])
+    decoders = line_types.decoders(readers.MAX_DEPTH)
+    counting = decoders._replace(question=_Counting(decoders.question), run_line=_Counting(decoders.run_line))
+    lockstep = kernel.Lockstep(readers._iter_raw_blocks(e_path, numbered=False), "label", 0, False, None, None,
+                               readers.MAX_DEPTH, counting)
+    rows = [row for _, block in readers._iter_raw_blocks(q_path, numbered=False) for row in lockstep.rows(block)]
+    assert lockstep.unused() == 1 and lockstep.tries == 100
+    assert (counting.question.decoded, counting.run_line.decoded) == (1000, 1001)
+    assert [scoring.ItemStats(*row) for row in rows] == _checked_file_stats(q_path, e_path)
+
+
 @pytest.mark.parametrize("name", ["questions_point.jsonl", "questions_interval.jsonl"])
 @pytest.mark.parametrize("run", ["evidence_oracle_label.jsonl", "evidence_mixed_tuple_id.jsonl",
                                  "evidence_partial_id.jsonl", "evidence_empty_on_hard_tuple_label.jsonl"])
@@ -1778,12 +1807,16 @@ _typed_keys = st.sampled_from(["id", "t_query", "S_star", "S_dist", "S_stale", "
                                "evidence", "retriever", "space", "mixed_from", "note", "s", "t_start", "o_id"])
 
 
+_partial_triple = st.dictionaries(st.sampled_from(["s", "r", "o", "s_id", "r_id", "o_id", "t_start"]),
+                                  _plain_names, min_size=2)  # whole in either space, or not; a year as a string
+
+
 @st.composite
 def _typed_line_text(draw, kind):
     """A question or run line's JSON text: a plain one, often with one value (at the top or in a triple or item)
     written as odd raw JSON, or one key written twice (first or last value odd)."""
     if kind == "question":
-        record = dict(draw(_plain_line), id="q")
+        record = dict(draw(_plain_line), id="q", S_dist=draw(st.lists(_partial_triple, max_size=2)))
     else:
         record = {"id": "q", "evidence": draw(st.lists(_plain, max_size=3)),
                   **draw(st.sampled_from([{}, {"retriever": "bm25", "space": "label"}]))}
@@ -1931,3 +1964,27 @@ def test_tsver_typed_lines_take_the_benchmark_files(name):
     decoder = decoders.prediction if name.startswith("predictions") else decoders.gold
     lines = shared_path("data", "tsver", *name.split("/")).read_bytes().splitlines()
     assert lines and all(decoder.decode(line) for line in lines if line.strip())
+
+
+def test_tsver_in_step_read_reads_the_official_files_typed():
+    """The typed path is the one taken: on the official test set and a baseline prediction file in its order,
+    msgspec decodes every pair, refuses none, and the rows and claims are those of the lines read by orjson."""
+    from conftest import shared_path
+
+    from benchscore.core import readers
+    from benchscore.tsver import kernel, line_types, scoring
+
+    gold, predictions = (shared_path("data", "tsver", *name.split("/"))
+                         for name in ("tsver_test.jsonl", "predictions/pred_test_wrong_verdict.jsonl"))
+    decoders = line_types.decoders(readers.MAX_DEPTH)
+    counting = decoders._replace(gold=_Counting(decoders.gold), prediction=_Counting(decoders.prediction))
+
+    def paired(decoders):
+        return kernel.paired_rows(readers._iter_raw_blocks(gold, numbered=False),
+                                  readers._iter_raw_blocks(predictions, numbered=False), scoring.verdict_outcome,
+                                  readers.MAX_DEPTH, decoders)
+
+    (typed_rows, typed_claims), (rows, claims) = paired(counting), paired(None)
+    n_lines = sum(1 for line in gold.read_bytes().splitlines() if line.strip())
+    assert counting.gold.decoded == counting.prediction.decoded == n_lines == len(claims) > 100
+    assert typed_claims == claims and _claim_row_fields(typed_rows) == _claim_row_fields(rows)
