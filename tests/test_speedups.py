@@ -1988,3 +1988,33 @@ def test_tsver_in_step_read_reads_the_official_files_typed():
     n_lines = sum(1 for line in gold.read_bytes().splitlines() if line.strip())
     assert counting.gold.decoded == counting.prediction.decoded == n_lines == len(claims) > 100
     assert typed_claims == claims and _claim_row_fields(typed_rows) == _claim_row_fields(rows)
+
+
+def test_commands_score_the_same_without_msgspec(tmp_path):
+    """msgspec is optional (the `fast` extra): in a process where it cannot be imported, neither benchmark's
+    `line_types` gives decoders, and TempBench's and TSVer's commands give the results they give with it."""
+    import subprocess
+    import sys
+
+    from conftest import shared_path
+
+    from benchscore.tempbench_trp import files as tempbench_files
+    from benchscore.tsver import files as tsver_files
+
+    q_path, e_path = _benchmark_shaped_files(tmp_path, 300, shuffled=True)
+    gold, predictions = (shared_path("data", "tsver", *name.split("/"))
+                         for name in ("tsver_test.jsonl", "predictions/pred_test_wrong_verdict.jsonl"))
+    script = f"""
+import json, sys
+sys.modules["msgspec"] = None  # `import msgspec` raises ImportError, as where it is not installed
+from benchscore.tempbench_trp import files as tempbench_files, line_types as tempbench_types
+from benchscore.tsver import files as tsver_files, line_types as tsver_types
+assert tempbench_types.decoders(64) is None and tsver_types.decoders(64) is None
+results = [tempbench_files.score_files({str(q_path)!r}, {str(e_path)!r}),
+           tsver_files.score_files({str(gold)!r}, {str(predictions)!r})]
+print(json.dumps([{{k: v for k, v in r.items() if k != "signature"}} for r in results], sort_keys=True, default=repr))
+"""
+    found = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    with_msgspec = [tempbench_files.score_files(q_path, e_path), tsver_files.score_files(gold, predictions)]
+    assert found.stdout.strip() == json.dumps([_without_signature(r) for r in with_msgspec], sort_keys=True,
+                                              default=repr)
