@@ -889,7 +889,7 @@ def test_tempbench_lockstep_stops_trying_types_a_file_does_not_fit(tmp_path, odd
     lockstep = kernel.Lockstep(readers._iter_raw_blocks(e_path, numbered=False), "label", 0, False, None, None,
                                readers.MAX_DEPTH, line_types.decoders(readers.MAX_DEPTH))
     rows = [row for _, block in readers._iter_raw_blocks(q_path, numbered=False) for row in lockstep.rows(block)]
-    assert len(rows) == 1000 and lockstep.unused() == 0 and lockstep.tries == 0
+    assert len(rows) == 1000 and lockstep.unused() == 0 and lockstep.typed.tries == 0
     assert _without_signature(files.score_files(q_path, e_path)) == \
         _without_signature(_checked_score_files(q_path, e_path))
 
@@ -918,7 +918,7 @@ def test_tempbench_lockstep_reads_benchmark_lines_typed(tmp_path):
     lockstep = kernel.Lockstep(readers._iter_raw_blocks(e_path, numbered=False), "label", 0, False, None, None,
                                readers.MAX_DEPTH, counting)
     rows = [row for _, block in readers._iter_raw_blocks(q_path, numbered=False) for row in lockstep.rows(block)]
-    assert lockstep.unused() == 1 and lockstep.tries == 100
+    assert lockstep.unused() == 1 and lockstep.typed.tries == 100
     assert (counting.question.decoded, counting.run_line.decoded) == (1000, 1001)
     assert [scoring.ItemStats(*row) for row in rows] == _checked_file_stats(q_path, e_path)
 

@@ -94,6 +94,30 @@ def _list_within(value: list, levels: int) -> bool:
     return True
 
 
+# A benchmark's typed lines (its `line_types`, msgspec types of the lines its files hold), tried before orjson
+NOT_DECODED: Final = object()  # a line the decoder refused, or was not asked to decode
+DECODE_TRIES: Final = 100  # refusals in a run after which no decoder is tried: files of another shape cost as before
+
+
+class TypedLines:
+    """The tries of a command's msgspec decoders at its lines: `decode` gives a line's typed value, or
+    `NOT_DECODED` where the decoder refuses it (the caller reads it by orjson instead). After `DECODE_TRIES`
+    refusals in a run, or with no `error` (msgspec not installed), nothing is tried (`tries` is 0)."""
+
+    def __init__(self, error: Any) -> None:
+        self.error = error  # msgspec.DecodeError (its ValidationError too), or None
+        self.tries = 0 if error is None else DECODE_TRIES
+
+    def decode(self, decoder: Any, raw: bytes) -> Any:
+        if self.tries == 0:
+            return NOT_DECODED
+        try:
+            return decoder.decode(raw)
+        except self.error:
+            self.tries -= 1
+            return NOT_DECODED
+
+
 def is_blank(raw: bytes) -> bool:
     """Whether the exact path skips the line `raw` as blank for certain: ASCII whitespace alone, which its
     `str.strip` strips too (it strips more, such as a no-break space, which is left to it)."""

@@ -521,8 +521,6 @@ def _whole(labels: Triple, ids: Triple) -> bool:
 # The command's loop (files.score_files): question and run files read in lockstep, a block of lines at a time
 _MISSING: Final = object()
 _LEFT_OUT: Final = ()  # a question another split's, or out of the subset
-_NOT_DECODED: Final = object()  # a line the `line_types` decoders did not take (or were not asked to)
-_DECODE_TRIES: Final = 100  # lines the decoders may refuse in a run before they are no longer tried
 
 
 class Lockstep:
@@ -537,8 +535,8 @@ class Lockstep:
 
     With `decoders` (`line_types.decoders`), each line goes to msgspec first: a line it takes is typed and
     three deep at most, so only what `plain_question` asks beyond types is checked and nothing is walked;
-    any other line is read by orjson as without them. After `_DECODE_TRIES` refusals (files with a field
-    outside the types, say) they are no longer tried, so such files cost what they did before."""
+    any other line is read by orjson as without them. After `json_kernel.DECODE_TRIES` refusals (files with a
+    field outside the types, say) they are no longer tried, so such files cost what they did before."""
 
     def __init__(self, evidence_blocks: Any, space: str, top_k: int, dedup: bool, split: Any, keep: Any,
                  max_depth: int, decoders: Any = None) -> None:
@@ -547,11 +545,10 @@ class Lockstep:
         # line_types.Decoders' fields, or None each
         self.question_decoder: Any = None if decoders is None else decoders.question
         self.run_decoder: Any = None if decoders is None else decoders.run_line
-        self.decode_error: Any = None if decoders is None else decoders.error
         self.question_type: Any = None if decoders is None else decoders.question_type
         self.run_line_type: Any = None if decoders is None else decoders.run_line_type
         self.triple_type: Any = None if decoders is None else decoders.triple_type
-        self.tries = _DECODE_TRIES
+        self.typed = json_kernel.TypedLines(None if decoders is None else decoders.error)
         self.waiting: dict[str, Any] = {}  # id -> its run line's record, read ahead of its question
         self.used = bytearray(ID_FILTER_BYTES)  # the ids scored (add_id)
         self.splits: set[Any] = set()
@@ -563,8 +560,8 @@ class Lockstep:
         start = 0
         while start <= len(block):
             raw, start = json_kernel.next_line(block, start)
-            question = self._decoded(raw, self.question_decoder)
-            if question is _NOT_DECODED:
+            question = self.typed.decode(self.question_decoder, raw)
+            if question is json_kernel.NOT_DECODED:
                 question = json_kernel.value_within_depth(raw, self.max_depth)
                 if question is json_kernel.UNSURE and json_kernel.is_blank(raw):
                     continue
@@ -574,16 +571,6 @@ class Lockstep:
             if row is not _LEFT_OUT:
                 rows.append(row)
         return rows
-
-    def _decoded(self, raw: bytes, decoder: Any) -> Any:
-        """`decoder`'s value of the line `raw` (a `line_types` type), or `_NOT_DECODED`."""
-        if decoder is None or self.tries == 0:
-            return _NOT_DECODED
-        try:
-            return decoder.decode(raw)
-        except self.decode_error:
-            self.tries -= 1
-            return _NOT_DECODED
 
     def _question_row(self, question: Any) -> Any:
         """A parsed question's row (a dict orjson read, or a `line_types.Question`), `_LEFT_OUT` (another
@@ -675,8 +662,8 @@ class Lockstep:
         raw = self.evidence.next_line()
         if raw is None:
             return _MISSING
-        record = self._decoded(raw, self.run_decoder)
-        return json_kernel.loads(raw) if record is _NOT_DECODED else record
+        record = self.typed.decode(self.run_decoder, raw)
+        return json_kernel.loads(raw) if record is json_kernel.NOT_DECODED else record
 
 
 def _question_fields(question: Any, typed: bool) -> tuple[Any, Any, Any, Any]:

@@ -393,9 +393,6 @@ def _series_dict(rows: Any) -> dict | None:
     return series
 
 
-_DECODE_TRIES: Final = 100  # pairs of lines the decoders may refuse before they are no longer tried
-
-
 def paired_rows(gold_blocks: Iterator[Any], prediction_blocks: Iterator[Any], outcome: Any, max_depth: int,
                 decoders: Any = None) -> tuple[ClaimRows, list[str]] | None:
     """(`ClaimRows`, gold claim texts) of a gold and a prediction file, given as blocks of lines
@@ -404,17 +401,18 @@ def paired_rows(gold_blocks: Iterator[Any], prediction_blocks: Iterator[Any], ou
     pairs line i with line i, and each pair is scored while both lines are fresh, with no Python frame per
     line. None at the first line that is not so (or a file longer than the other, or none at all).
     With `decoders` (`line_types.decoders`), each pair goes to msgspec first (`_typed_claim`), any pair it
-    refuses to orjson as without them; after `_DECODE_TRIES` refusals msgspec is no longer tried."""
+    refuses to orjson as without them; after `json_kernel.DECODE_TRIES` refused lines msgspec is no longer
+    tried."""
     gold, predictions = json_kernel.BlockLines(gold_blocks), json_kernel.BlockLines(prediction_blocks)
     rows = ClaimRows()
     claims: list[str] = []
     seen: set[str] = set()
-    typed = _TypedPairs(decoders)
+    typed = json_kernel.TypedLines(None if decoders is None else decoders.error)
     while True:
         raw, line = gold.next_line(), predictions.next_line()
         if raw is None or line is None:
             return (rows, claims) if raw is None and line is None and claims else None
-        claim = _claim_of(rows, raw, line, typed.decoded(raw, line), outcome, seen, max_depth)
+        claim = _claim_of(rows, raw, line, _decoded_pair(typed, decoders, raw, line), outcome, seen, max_depth)
         if claim is None:
             return None
         claims.append(claim)
@@ -428,27 +426,20 @@ def _claim_of(rows: ClaimRows, raw: bytes, line: bytes, pair: tuple[Any, Any] | 
     return _paired_claim(rows, plain_gold(raw, max_depth), _plain_prediction(line, max_depth), outcome, seen)
 
 
-class _TypedPairs:
-    """msgspec's decoders of a pair of lines (`line_types.Decoders`, or None) and the refusals they have left."""
-
-    def __init__(self, decoders: Any) -> None:
-        self.decoders = decoders
-        self.tries = 0 if decoders is None else _DECODE_TRIES
-
-    def decoded(self, raw: bytes, line: bytes) -> tuple[Any, Any] | None:
-        """(`line_types.Gold`, `line_types.Prediction`) of a gold and a prediction line, or None where msgspec
-        refuses either (or is no longer tried)."""
-        if self.tries == 0:
-            return None
-        try:
-            return self.decoders.gold.decode(raw), self.decoders.prediction.decode(line)
-        except self.decoders.error:
-            self.tries -= 1
-            return None
+def _decoded_pair(typed: json_kernel.TypedLines, decoders: Any, raw: bytes, line: bytes) -> tuple[Any, Any] | None:
+    """(`line_types.Gold`, `line_types.Prediction`) of a gold and a prediction line (`decoders`, or None), or None
+    where msgspec refuses either or is not tried (no tries left: `decoders` is None, or they ran out)."""
+    if typed.tries == 0:
+        return None
+    record = typed.decode(decoders.gold, raw)
+    if record is json_kernel.NOT_DECODED:
+        return None
+    prediction = typed.decode(decoders.prediction, line)
+    return None if prediction is json_kernel.NOT_DECODED else (record, prediction)
 
 
 def _typed_claim(rows: ClaimRows, record: Any, prediction: Any, outcome: Any, seen: set[str]) -> str | None:
-    """`_paired_claim` of a pair `_TypedPairs.decoded` took, whose types msgspec checked: what types do not say is
+    """`_paired_claim` of a pair `_decoded_pair` took, whose types msgspec checked: what types do not say is
     checked here (a gold verdict among the labels, series as `plain_series` has them)."""
     verdict: str = record.Verdict
     ranges = prediction.PredictedTimeRanges
