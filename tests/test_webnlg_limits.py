@@ -1,5 +1,5 @@
 """webnlg_rdf bounded cost and nothing silent: the entry limits (each refused with its place), the
-word-alignment shortcuts (the same marks as the plain recursion), every official file well within
+word-alignment shortcuts (the same marks as the plain recursion, the same spans without aligning), every official file well within
 the limits, and the warnings for official quirks that change a number."""
 
 import random
@@ -56,6 +56,28 @@ def test_alignment_shortcuts_give_the_plain_recursions_marks_and_crashes():
         crashes += want == "crash"
         assert outcome(kernel.align, ref, cand) == want, (ref, cand)
     assert crashes > 100  # the crash path was exercised
+
+
+def aligned_without_shortcut(ref, cand):
+    """`kernel.aligned_spans` the long way: the word alignment, then the spans (None for the crash)."""
+    ref, cand = list(ref), list(cand)
+    if kernel.align(ref, cand) is False:
+        return None
+    return kernel.element_spans(tuple(ref), tuple(cand), "SUB", "OBJ")
+
+
+def test_element_pairs_that_share_no_token_get_the_spans_of_the_alignment():
+    """`aligned_spans` skips the alignment (and its memo) for token lists that share no token: the same
+    result as aligning them, empty lists included; pairs that share one take the memoised alignment."""
+    rng = random.Random(11)
+    disjoint = 0
+    for _ in range(20000):
+        vocabulary = rng.randint(1, 8)
+        ref = tuple(f"w{rng.randrange(vocabulary)}" for _ in range(rng.randint(0, 6)))
+        cand = tuple(f"{rng.choice('wv')}{rng.randrange(vocabulary)}" for _ in range(rng.randint(0, 6)))
+        disjoint += set(ref).isdisjoint(cand)
+        assert kernel.aligned_spans(ref, cand, "SUB", "OBJ") == aligned_without_shortcut(ref, cand), (ref, cand)
+    assert 2000 < disjoint < 18000  # both paths exercised
 
 
 def words(n, prefix="w"):

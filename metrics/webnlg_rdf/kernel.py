@@ -207,12 +207,25 @@ def candidate_spans(total: list[str], label: str) -> tuple[Span, ...]:
     return tuple(spans)
 
 
+def _shares_token(ref: Tokens, cand: Tokens) -> bool:
+    """Whether the word alignment of these lists marks anything. It marks a token exactly when the lists share
+    one (its search starts at their longest common run, then at least 1, with every token unmarked), and it
+    crashes only after marking; so lists that share none align to nothing, with no crash, and need no alignment."""
+    for token in ref:
+        for other in cand:
+            if token == other:
+                return True
+    return False
+
+
 _aligned_memo: dict[tuple[Tokens, Tokens, str, str], Aligned | None] = {}
 MEMO_SIZE: Final = 1 << 15  # element pairs recur across pairs and entries; the memo starts over when full
 
 
 def aligned_spans(ref_tokens: Tokens, cand_tokens: Tokens, ref_label: str, cand_label: str) -> Aligned | None:
     """`element_spans` of two token tuples after the word alignment; None where the alignment crashes."""
+    if not _shares_token(ref_tokens, cand_tokens):  # most element pairs of an entry's k x k: no alignment, no memo
+        return _unaligned_spans(ref_tokens, cand_tokens, ref_label, cand_label)
     key = (ref_tokens, cand_tokens, ref_label, cand_label)
     if key in _aligned_memo:
         return _aligned_memo[key]
