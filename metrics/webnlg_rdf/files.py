@@ -20,7 +20,7 @@ from typing import Any
 from xml.parsers import expat
 
 from benchscore import data
-from benchscore.core.readers import at_line, iter_lines
+from benchscore.core.readers import at_line, iter_line_blocks
 from benchscore.core.records import Note
 from benchscore.webnlg_rdf import scoring
 from benchscore.webnlg_rdf.scoring import EntryError, capped, scored_entry
@@ -50,7 +50,7 @@ def parse_xml(path):
     if size > MAX_XML_BYTES:
         raise at_line(path, 1, f"the file has {size:,} bytes; expected at most {MAX_XML_BYTES:,} "
                                "(the limit for one WebNLG XML file)")
-    text = "\n".join(line for _, line in iter_lines(path))  # XML reads CRLF as LF anyway
+    text = "\n".join("\n".join(lines) for _, lines in iter_line_blocks(path))  # XML reads CRLF as LF anyway
     if not text.strip():
         raise at_line(path, 1, "the file is empty; expected a WebNLG XML file (<benchmark><entries><entry>...)")
     builder, lines = ET.TreeBuilder(), {}
@@ -70,6 +70,7 @@ def parse_xml(path):
     parser.StartElementHandler = start
     parser.EndElementHandler = lambda tag: builder.end(tag.lower())
     parser.CharacterDataHandler = builder.data
+    parser.buffer_text = True  # a text node in one call, not one per line or entity
     try:
         parser.Parse(_AMPERSAND.sub(_html_ampersand, text), True)
     except expat.ExpatError as err:
