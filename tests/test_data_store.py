@@ -218,7 +218,9 @@ def test_same_scheme_redirect_is_followed(store, mirror, capsys):
 
 
 def test_interrupted_download_leaves_no_partial_file(store, mirror, capsys, monkeypatch):
-    real = data.http.chunks
+    from benchscore.data import http  # (loaded on the first fetch)
+
+    real = http.chunks
 
     def interrupted(url, what, bar):
         for i, chunk in enumerate(real(url, what, bar)):
@@ -226,7 +228,7 @@ def test_interrupted_download_leaves_no_partial_file(store, mirror, capsys, monk
                 raise KeyboardInterrupt
             yield chunk
 
-    monkeypatch.setattr(data.http, "chunks", interrupted)
+    monkeypatch.setattr(http, "chunks", interrupted)
     code, _, err = run_cli(capsys, "data", "fetch", "mctaco", "--file", "test")
     assert code == 130 and "interrupted" in err and "Traceback" not in err
     assert stored_files(store) == []
