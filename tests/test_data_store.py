@@ -570,3 +570,12 @@ def test_time_series_failure_leaves_no_partial_file(store, mirror, capsys):
     code, _, err = run_cli(capsys, "data", "fetch", "tsver", "--with-time-series", "--no-progress")
     assert code == 2 and "sha256" in one_error_line(err)
     assert not [f for f in stored_files(store) if f.endswith(".part") or f.endswith(name.rsplit("/", 1)[1])]
+
+
+def test_the_network_modules_load_only_to_fetch():
+    """Every command imports the data store (to resolve official: paths); http.client, urllib.request, ssl
+    and email are loaded by the first fetch only (~8 MiB a streaming command would otherwise carry)."""
+    code = ("import sys, benchscore.data, benchscore.tempbench_trp.files, benchscore.webnlg_rdf.files\n"
+            "print(sorted({'http.client', 'urllib.request', 'ssl', 'email'} & set(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
