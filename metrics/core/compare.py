@@ -6,7 +6,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from benchscore.core.records import extended
-from benchscore.core.resampling import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, check_options, signature_fields
+from benchscore.core.resampling_options import (
+    DEFAULT_LEVEL,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    check_options,
+    signature_fields,
+)
 
 
 @dataclass

@@ -26,7 +26,7 @@ from benchscore.core.compare import Systems
 from benchscore.core.readers import check_output, check_writable, write_atomically
 from benchscore.core.records import extended
 from benchscore.core.registry import Benchmark
-from benchscore.core.resampling import check_options, signature_fields
+from benchscore.core.resampling_options import check_options, signature_fields
 from benchscore.data.store import sha256_of
 
 FORMATS = ("markdown", "latex", "csv", "json")

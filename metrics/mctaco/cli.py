@@ -6,7 +6,7 @@ import json
 from benchscore import data
 from benchscore.core import compare, plots
 from benchscore.core.readers import check_output
-from benchscore.mctaco import files, scoring, significance
+from benchscore.mctaco import files, scoring
 
 GOLD_HELP = "the MC-TACO TSV (dev_3783.tsv or test_9442.tsv)"
 PREDICTIONS_HELP = "one yes/no label per line, aligned with --gold"
@@ -42,6 +42,8 @@ def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
 
 def systems(args: argparse.Namespace) -> compare.Systems:
     """Every --predictions file scored against --gold once (`compare` and `table` report them)."""
+    from benchscore.mctaco import significance  # with numpy: only the commands that resample load them
+
     gold = data.resolve("mctaco", args.gold)
     warnings: list = []
     stats = [files.file_stats(gold, path, warnings) for path in args.predictions]

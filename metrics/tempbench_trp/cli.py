@@ -7,7 +7,7 @@ from benchscore import data
 from benchscore.core import plots
 from benchscore.core.compare import Systems, add_compare_options, report_systems, warn
 from benchscore.core.readers import at_line
-from benchscore.tempbench_trp import files, scoring, significance
+from benchscore.tempbench_trp import files, scoring
 
 
 def _common_arguments(parser, *aliases):
@@ -78,6 +78,8 @@ def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
 
 def systems(args: argparse.Namespace) -> Systems:
     """Every run scored against the questions once (`compare` and `table` report them)."""
+    from benchscore.tempbench_trp import significance  # with numpy: only the commands that resample load them
+
     # Resolved once for every system; the signature names a store's Hub revision, as in `run`.
     questions, split = data.resolve_split("tempbench", args.questions, args.split)
     stats = [files.file_stats(questions, path, args.space, split, args.top_k, args.dedup) for path in args.predictions]

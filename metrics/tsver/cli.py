@@ -8,7 +8,7 @@ import warnings
 
 from benchscore import data
 from benchscore.core.compare import Systems, add_compare_options, report_systems, warn
-from benchscore.tsver import ev2r, files, http_judge, significance
+from benchscore.tsver import ev2r, files, http_judge
 from benchscore.tsver.scoring import EV2R_AGGREGATIONS, LABELS, SHORT_LABELS, percent, signature
 
 RULE = "=" * 80
@@ -283,6 +283,8 @@ def _compared(args):
 def systems(args: argparse.Namespace) -> Systems:
     """Every prediction file (with its recorded judge file) scored against the gold once (`compare` and
     `table` report them); one prediction file and two judges' files: the judges compared."""
+    from benchscore.tsver import significance  # with numpy: only the commands that resample load them
+
     predictions, records, agreement = _compared(args)
     gold = data.resolve("tsver", args.gold)
     with warnings.catch_warnings(record=True) as caught:

@@ -9,7 +9,7 @@ import json
 from benchscore import data
 from benchscore.core import compare, plots
 from benchscore.core.readers import check_output
-from benchscore.webnlg_rdf import files, significance
+from benchscore.webnlg_rdf import files
 from benchscore.webnlg_rdf.scoring import KINDS, RATES, SCHEMES, signature
 
 COUNTS = KINDS + ("Possible", "Actual")
@@ -76,6 +76,8 @@ def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
 
 def systems(args: argparse.Namespace) -> compare.Systems:
     """Every candidate file scored against the references once (`compare` and `table` report them)."""
+    from benchscore.webnlg_rdf import significance  # with numpy: only the commands that resample load them
+
     gold = data.resolve("webnlg", args.gold)
     warnings: list = []
     stats = [files.file_stats(gold, path, warnings) for path in args.predictions]
