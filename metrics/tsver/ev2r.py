@@ -30,12 +30,6 @@ from benchscore.core.records import Note
 from benchscore.tsver.prompt_template import official_prompt
 from benchscore.tsver.scoring import EV2R_KEYS, defaulted_keys, ev2r_aggregate, ev2r_counts, listed, warn
 
-try:
-    from tqdm import tqdm
-except ImportError:  # the progress bar is optional
-    tqdm = None
-
-
 # The judge's record
 
 TEXT_KEYS = ("facts in predicted evidence", "fact check predicted evidence",  # free text: for audits, never scored
@@ -483,7 +477,12 @@ def run_judge(judge, items, concurrency=None, progress=None, sample=0):
 
 @contextlib.contextmanager
 def _progress(total, show):
-    if not show or tqdm is None:
+    if show:  # tqdm loads here, not at the top: a command that shows no bar does not load it
+        try:
+            from tqdm import tqdm
+        except ImportError:  # the progress bar is optional
+            show = False
+    if not show:
         yield lambda: None
         return
     with tqdm(total=total, desc="Ev2R judge", unit="claim", file=sys.stderr) as bar:

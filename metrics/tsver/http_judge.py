@@ -35,10 +35,17 @@ from benchscore.tsver.ev2r import (
 )
 from benchscore.tsver.scoring import RATE_LIMITED, ev2r_counts
 
-try:
-    import httpx
-except ImportError:  # the "judge" extra; only OpenAIJudge needs it
-    httpx = None  # type: ignore[assignment]
+
+def _httpx():
+    """httpx (the "judge" extra), imported by the first judge: its ~90 ms would otherwise be part of every TSVer
+    command's start-up, judged or not."""
+    try:
+        import httpx
+    except ImportError:
+        raise ValueError('the HTTP Ev2R judge needs httpx: pip install "benchscore[judge]" (or pip install httpx)') \
+            from None
+    return httpx
+
 
 logger = logging.getLogger(__name__)
 
@@ -313,8 +320,7 @@ class OpenAIJudge:
     def __init__(self, base_url=OPENROUTER_URL, model=OFFICIAL_MODEL, api_key_env="OPENROUTER_API_KEY",
                  cache_dir=DEFAULT_CACHE_DIR, max_retries=OFFICIAL_ATTEMPTS - 1, timeout=60.0, concurrency=8,
                  protocol=None, samples=1, budget=None, progress=True, backoff=1.0, **request):
-        if httpx is None:
-            raise ValueError('the HTTP Ev2R judge needs httpx: pip install "benchscore[judge]" (or pip install httpx)')
+        httpx = _httpx()
         _check_settings(concurrency=concurrency, max_retries=max_retries, timeout=timeout, backoff=backoff,
                         samples=samples)
         _check_options(model, cache_dir, budget, protocol, request)
@@ -461,6 +467,7 @@ class OpenAIJudge:
         return {"Content-Type": "application/json", **auth}
 
     def _send(self, headers, body):
+        httpx = _httpx()  # (imported by __init__ already)
         deadline = time.monotonic() + self.timeout
         answer, cancelled = concurrent.futures.Future(), threading.Event()
 
