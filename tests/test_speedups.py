@@ -2018,3 +2018,32 @@ print(json.dumps([{{k: v for k, v in r.items() if k != "signature"}} for r in re
     with_msgspec = [tempbench_files.score_files(q_path, e_path), tsver_files.score_files(gold, predictions)]
     assert found.stdout.strip() == json.dumps([_without_signature(r) for r in with_msgspec], sort_keys=True,
                                               default=repr)
+
+
+HEAVY_MODULES = ("numpy", "httpx", "tqdm", "http.client", "ssl")  # each loads in 10-90 ms
+
+
+@pytest.mark.parametrize("argv", [
+    ["--help"],
+    ["mctaco", "--gold", "{m}/mctaco/examples/example.tsv", "--predictions", "{m}/mctaco/examples/example_predictions.txt"],
+    ["tempbench", "--questions", "{m}/tempbench_trp/examples/questions.jsonl",
+     "--evidence", "{m}/tempbench_trp/examples/evidence.jsonl"],
+    ["tsver", "--gold", "{m}/tsver/examples/gold.jsonl", "--predictions", "{m}/tsver/examples/predictions.jsonl",
+     "--ev2r", "{m}/tsver/examples/ev2r.jsonl"],
+], ids=["help", "mctaco", "tempbench", "tsver"])
+def test_a_scoring_command_loads_no_module_it_does_not_use(argv):
+    """A command's start-up is most of its time on a test set: numpy loads with resampling (compare, table,
+    --confidence), httpx with the HTTP judge, tqdm with a judge's progress bar, the network with a fetch.
+    (WebNLG's scores need numpy: its Exact_match means are numpy's.)"""
+    import subprocess
+    import sys
+
+    from benchscore import METRICS_DIR
+
+    script = ("import contextlib, io, sys\nfrom benchscore.cli import main\n"
+              "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+              "    try:\n        code = main(sys.argv[1:])\n    except SystemExit as done:\n        code = done.code\n"
+              f"print(code, sorted(set({HEAVY_MODULES!r}) & set(sys.modules)))")
+    found = subprocess.run([sys.executable, "-c", script, *[a.format(m=METRICS_DIR) for a in argv]],
+                           capture_output=True, text=True, check=True)
+    assert found.stdout.strip() == "0 []"
