@@ -571,3 +571,19 @@ def test_a_cache_write_that_fails_warns_and_scores_the_same(server, tmp_path, ca
     assert json.loads(result.out)["ev2r_recall"] == json.loads(plain.out)["ev2r_recall"] is not None
     assert "the judge cache" in caplog.text and "could not be written (No space left on device)" in caplog.text
     assert_no_secret(tmp_path, caplog, result)
+
+
+def test_judge_url_without_httpx_is_one_line_naming_the_extra(tmp_path):
+    """httpx (the judge extra) loads with the judge, not with the command: where it is not installed, a
+    command asked to judge stops with one line naming the extra, before any request."""
+    import subprocess
+    import sys
+
+    gold, predictions = (str(METRICS / "tsver" / "examples" / name) for name in ("gold.jsonl", "predictions.jsonl"))
+    script = ("import sys\nsys.modules['httpx'] = None  # `import httpx` raises ImportError\n"
+              "from benchscore.cli import main\nsys.exit(main(sys.argv[1:]))")
+    done = subprocess.run([sys.executable, "-c", script, "tsver", "--gold", gold, "--predictions", predictions,
+                           "--judge-url", "http://127.0.0.1:9/v1", "--judge-cache", str(tmp_path / "cache")],
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1, done.stderr
+    assert 'needs httpx: pip install "benchscore[judge]"' in done.stderr and "Traceback" not in done.stderr
