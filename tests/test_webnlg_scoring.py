@@ -9,6 +9,7 @@ import itertools
 import json
 import math
 import random
+import re
 import statistics
 
 import pytest
@@ -204,6 +205,27 @@ def test_punkt_sentences_are_nltks_on_every_element():
 )
 def test_tokenizer_hand_cases(text, tokens):
     assert tokenizer.tokenize(text) == tokens
+
+
+def test_contraction_rules_are_skipped_only_where_none_can_match(monkeypatch):
+    """The tokenizer runs the ten contraction rules only on text holding one of their words: on random texts
+    of those words' pieces, cases, quotes and spaces, the tokens equal those of running the rules always."""
+    pieces = ["can", "not", "cannot", "CanNot", "d", "'ye", "d'ye", "gim", "me", "gimme", "gon", "na", "gonna", "got",
+              "ta", "gotta", "lem", "lemme", "mor", "'n", "mor'n", "wan", "wanna", "WANNA", "'t", "is", "was", "'tis",
+              "'Twas", " ", " ", "'", '"', ".", "x", "-"]
+    rng = random.Random(5)
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 8))) for _ in range(20000)]
+
+    def tokens(words):
+        tokenizer._tokens.cache_clear()
+        monkeypatch.setattr(tokenizer, "_CONTRACTION_WORDS", words)
+        return [tokenizer.tokenize(text) for text in texts]
+
+    skipping, always = tokens(tokenizer._CONTRACTION_WORDS), tokens(re.compile(""))  # "": the rules run on all
+    never = tokens(re.compile("(?!)"))  # no text: the rules never run
+    tokenizer._tokens.cache_clear()
+    assert skipping == always
+    assert sum(a != n for a, n in zip(always, never)) > 2000  # the rules split many of these texts
 
 
 # ---------------------------------------------------------------------------------------------
