@@ -2025,7 +2025,8 @@ HEAVY_MODULES = ("numpy", "httpx", "tqdm", "http.client", "ssl")  # each loads i
 
 @pytest.mark.parametrize("argv", [
     ["--help"],
-    ["mctaco", "--gold", "{m}/mctaco/examples/example.tsv", "--predictions", "{m}/mctaco/examples/example_predictions.txt"],
+    ["mctaco", "--gold", "{m}/mctaco/examples/example.tsv",
+     "--predictions", "{m}/mctaco/examples/example_predictions.txt"],
     ["tempbench", "--questions", "{m}/tempbench_trp/examples/questions.jsonl",
      "--evidence", "{m}/tempbench_trp/examples/evidence.jsonl"],
     ["tsver", "--gold", "{m}/tsver/examples/gold.jsonl", "--predictions", "{m}/tsver/examples/predictions.jsonl",

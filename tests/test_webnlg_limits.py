@@ -1,6 +1,6 @@
 """webnlg_rdf bounded cost and nothing silent: the entry limits (each refused with its place), the
-word-alignment shortcuts (the same marks as the plain recursion, the same spans without aligning), every official file well within
-the limits, and the warnings for official quirks that change a number."""
+word-alignment shortcuts (the same marks as the plain recursion, the same spans without aligning), every
+official file well within the limits, and the warnings for official quirks that change a number."""
 
 import random
 
