@@ -7,7 +7,7 @@ from benchscore import data
 from benchscore.core import compare
 from benchscore.core.readers import check_output
 
-from . import files, scoring, significance
+from . import files, scoring
 
 GOLD_HELP = 'the gold JSONL file (one {"id", "label"} per line) or official:<split>'
 PREDICTIONS_HELP = 'one {"id", "label"} per line, every gold id once'
@@ -35,6 +35,8 @@ def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
 
 def systems(args: argparse.Namespace) -> compare.Systems:
     """Every --predictions file scored against --gold once (`compare` and `table` report them)."""
+    from . import significance  # with numpy: only the commands that resample load them
+
     gold = data.resolve(scoring.FOLDER, args.gold)
     stats = [files.file_stats(gold, path) for path in args.predictions]
     return compare.Systems(stats, significance.confidence_intervals, significance.paired_test, scoring.signature(),
