@@ -415,6 +415,8 @@ def test_assignment_equals_brute_force_on_random_small_entries():
         want = brute_force(scores)
         assert scoring.search_assignment(scores) == want, scores  # the search, at every size
         assert best_assignment(scores) == want, scores  # what entries use (the loop for k <= 5)
+        assert scoring.official_assignment(scores) == want, scores  # the loop, at every size
+    assert scoring.official_assignment([]) == brute_force([]) == ()  # an entry without triples
 
 
 def test_assignment_float_order_tie_break():

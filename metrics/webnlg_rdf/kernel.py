@@ -15,6 +15,7 @@ Markers are the official strings (FOUNDREF-<n>-<ref pos>, FOUNDCAND-<n>-<ref pos
 NOTFOUND-<run>): the tokens are lower-cased, so no token can start like a marker.
 """
 
+import itertools
 from typing import Final
 
 SUB: Final = "SUB"
@@ -413,37 +414,19 @@ def pair_counts(ref_elements: list[ElementTokens], cand_elements: list[ElementTo
 
 # -- The assignment: the first permutation (lexicographic) with the largest float sum ----------------
 def official_assignment(scores: list[list[float]]) -> tuple[int, ...]:
-    """The official loop: permutations in lexicographic order, float sums in row order, strict `>` (the
-    first permutation is always taken)."""
+    """The official loop: permutations in lexicographic order (itertools.permutations', made in C), float sums
+    in row order, strict `>` (the first permutation is always taken)."""
     k = len(scores)
-    perm = list(range(k))
-    best = tuple(perm)
+    best: tuple[int, ...] = ()
     best_sum = 0.0
     first = True
-    while True:
+    for perm in itertools.permutations(range(k)):
         total = 0.0
         for row in range(k):
             total += scores[row][perm[row]]
         if first or total > best_sum:
-            best_sum, best, first = total, tuple(perm), False
-        if not _next_permutation(perm):
-            return best
-
-
-def _next_permutation(perm: list[int]) -> bool:
-    """`perm` made the next permutation in lexicographic order (itertools.permutations' order); False
-    after the last one."""
-    i = len(perm) - 2
-    while i >= 0 and perm[i] > perm[i + 1]:
-        i -= 1
-    if i < 0:
-        return False
-    j = len(perm) - 1
-    while perm[j] < perm[i]:
-        j -= 1
-    perm[i], perm[j] = perm[j], perm[i]
-    perm[i + 1 :] = perm[: i : -1]
-    return True
+            best_sum, best, first = total, perm, False
+    return best
 
 
 EPS: Final = 1e-9
@@ -516,11 +499,15 @@ def search_assignment(scores: list[list[float]]) -> tuple[int, ...]:
 
 
 def column_sums(rows: list[tuple[int, ...]], width: int) -> tuple[int, ...]:
-    """Per column, the sum over the rows (zeros when there is no row)."""
-    if len(rows) == 1:
-        return rows[0]
-    sums = [0] * width
-    for row in rows:
+    """Per column, the sum over the rows (zeros when there is no row). The first row is the start and zeros are
+    not added: an entry's exact rates are integers of about 1,074 bits, and each addition makes a new one."""
+    if not rows:
+        return (0,) * width
+    sums = list(rows[0])
+    for r in range(1, len(rows)):
+        row = rows[r]
         for i in range(width):
-            sums[i] += row[i]
+            value = row[i]
+            if value:
+                sums[i] += value
     return tuple(sums)
