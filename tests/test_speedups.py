@@ -1640,6 +1640,34 @@ def test_webnlg_column_sums(rows):
 
 WEBNLG_ENTRY = st.lists(st.lists(st.sampled_from(["", "a", "b c", "a a", '"g"', "h.i"]), min_size=1, max_size=4)
                         .map(" | ".join), max_size=5)
+WEBNLG_ENTRY_UP_TO_7 = st.lists(st.lists(st.sampled_from(["", "a", "b c", "a a", "h.i", "j? k!"]), min_size=1,
+                                         max_size=4).map(" | ".join), max_size=7)
+
+
+@settings(max_examples=300, deadline=None)
+@given(WEBNLG_ENTRY_UP_TO_7, WEBNLG_ENTRY_UP_TO_7)
+def test_webnlg_entry_cost_is_the_cost_model_written_plainly(refs, cands):
+    """`tokenizing_cost` and `scoring_cost` (memos per distinct triple, sums per side, the states counted only
+    past the official loop's k) are the card's cost model, written here element by element and pair by pair."""
+    from benchscore.webnlg_rdf import scoring
+
+    normalised_refs, normalised_cands = [scoring.normalise(t) for t in refs], [scoring.normalise(t) for t in cands]
+    elements = {e for triple in normalised_refs + normalised_cands for e in triple.split(" | ")[:3]}
+    tokenizing = sum(10 * len(e) + 150 * (e.count(".") + e.count("?") + e.count("!")) for e in elements)
+    k = max(len(refs), len(cands))
+    padded_refs = normalised_refs + [""] * (k - len(refs))
+    distinct_refs, distinct_cands = set(padded_refs), set(normalised_cands + [""] * (k - len(cands)))
+
+    def sizes(triple):
+        return [len(scoring._element_tokens(e)[1]) + 1 for e in triple.split(" | ")[:3]]
+
+    cells = sum(a * b for r in distinct_refs for c in distinct_cands
+                for a, b in itertools.zip_longest(sizes(r), sizes(c), fillvalue=1))
+    states = math.prod(padded_refs.count(t) + 1 for t in distinct_refs)
+    search = math.factorial(k) if k <= 5 else min(states, scoring.MAX_SEARCH_STATES)
+    want = 600 + 10 * k * k + 250 * len(distinct_refs) * len(distinct_cands) + cells + 2 * k * search
+    assert scoring.tokenizing_cost(refs, cands, set()) == tokenizing
+    assert scoring.scoring_cost(refs, cands) == want
 
 
 @settings(max_examples=300, deadline=None)

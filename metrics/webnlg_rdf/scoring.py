@@ -13,6 +13,7 @@ gives the formulas, quirks and limits.
 
 import itertools
 import math
+import operator
 import re
 import string
 from collections import Counter
@@ -185,8 +186,8 @@ def pair_result(ref, cand):
 
 def clear_caches():
     """Forgets every memo of this scorer (for timing it from cold, as a fresh process runs it)."""
-    for cache in (normalise, _parts, _element_tokens, _triple_tokens, _cell_sizes, _quirks_met, pair_result,
-                  _pair_rates, _exact):
+    for cache in (normalise, _parts, _element_tokens, _triple_tokens, _cell_sizes, _element_costs,
+                  _element_over_limit, _quirks_met, pair_result, _pair_rates, _exact):
         cache.cache_clear()
     kernel.clear_memo()
 
@@ -310,11 +311,19 @@ def _triple_tokens(triple):
 
 def _check_elements(normalised, side, example):
     for i, triple in enumerate(normalised):
-        for name, tokens in zip(("subject", "predicate", "object"), _triple_tokens(triple)):
-            n_tokens = len(tokens[_CAND])
-            if n_tokens > MAX_ELEMENT_TOKENS:
-                raise EntryError(f"the {name} of {side} triple {i} has {n_tokens} tokens; "
-                                 f"expected at most {MAX_ELEMENT_TOKENS} (a limit of this scorer)", side, i, example)
+        if over := _element_over_limit(triple):
+            name, n_tokens = over
+            raise EntryError(f"the {name} of {side} triple {i} has {n_tokens} tokens; "
+                             f"expected at most {MAX_ELEMENT_TOKENS} (a limit of this scorer)", side, i, example)
+
+
+@lru_cache(maxsize=1 << 14)  # checked at every occurrence of a triple, decided once per distinct one
+def _element_over_limit(triple):
+    """(name, tokens) of the first element of a normalised triple with more than `MAX_ELEMENT_TOKENS`, else None."""
+    for name, tokens in zip(("subject", "predicate", "object"), _triple_tokens(triple)):
+        if len(tokens[_CAND]) > MAX_ELEMENT_TOKENS:
+            return name, len(tokens[_CAND])
+    return None
 
 
 def check_entry(references, candidates, example=None):
@@ -350,10 +359,18 @@ def tokenizing_cost(references, candidates, seen, example=None):
 def _tokenizing_units(normalised, seen):
     units = 0
     for triple in normalised:
-        for element in set(_parts(triple)[:3]) - seen:
-            seen.add(element)
-            units += COST_CHAR * len(element) + COST_SENTENCE_MARK * sum(map(element.count, ".?!"))
+        for element, cost in _element_costs(triple):
+            if element not in seen:
+                seen.add(element)
+                units += cost
     return units
+
+
+@lru_cache(maxsize=1 << 14)
+def _element_costs(triple):
+    """(element, its tokenizing units) of each element of a normalised triple (at most three)."""
+    return tuple((element, COST_CHAR * len(element) + COST_SENTENCE_MARK * sum(map(element.count, ".?!")))
+                 for element in _parts(triple)[:3])
 
 
 def scoring_cost(references, candidates, example=None):
@@ -365,24 +382,28 @@ def scoring_cost(references, candidates, example=None):
 
 def _scoring_units(refs, cands):
     k = max(len(refs), len(cands))
-    padded_refs = Counter(refs + [""] * (k - len(refs)))
-    distinct_cands = set(cands + [""] * (k - len(cands)))
-    n_pairs = len(padded_refs) * len(distinct_cands)
-    states = math.prod(copies + 1 for copies in padded_refs.values())
-    search = math.factorial(k) if k <= _SMALL else min(states, MAX_SEARCH_STATES)
-    return (COST_ENTRY + COST_SLOT * k * k + COST_PAIR * n_pairs + _cells(padded_refs, distinct_cands)
-            + COST_STATE * k * search)
+    padded_refs = refs + [""] * (k - len(refs))
+    distinct_refs, distinct_cands = set(padded_refs), set(cands + [""] * (k - len(cands)))
+    if k <= _SMALL:
+        search = math.factorial(k)
+    else:
+        search = min(math.prod(copies + 1 for copies in Counter(padded_refs).values()), MAX_SEARCH_STATES)
+    return (COST_ENTRY + COST_SLOT * k * k + COST_PAIR * len(distinct_refs) * len(distinct_cands)
+            + _cells(distinct_refs, distinct_cands) + COST_STATE * k * search)
 
 
 def _cells(refs, cands):
     """The word-alignment cells of every (reference, candidate) pair of these distinct triples: per element
     position, (its tokens + 1) x (the other's tokens + 1), a missing element counting 1, over the positions of
     the longer triple. Summed per position over each side rather than pair by pair: with both triples padded
-    to three elements by 1s, a pair's sum is its cells plus 1 for each position neither triple has."""
-    ref_sizes, cand_sizes = [_cell_sizes(t) for t in refs], [_cell_sizes(t) for t in cands]
-    padded = sum(sum(sizes[i] for sizes in ref_sizes) * sum(sizes[i] for sizes in cand_sizes) for i in range(3))
-    ref_lengths, cand_lengths = Counter(sizes[3] for sizes in ref_sizes), Counter(sizes[3] for sizes in cand_sizes)
-    return padded - sum(n * m * (3 - max(a, b)) for a, n in ref_lengths.items() for b, m in cand_lengths.items())
+    to three elements by 1s, a pair's sum is its cells plus 1 for each position neither triple has (which only
+    a pair of two triples of fewer than three elements has, e.g. padding)."""
+    if not refs or not cands:
+        return 0
+    ref_columns, cand_columns = list(zip(*map(_cell_sizes, refs))), list(zip(*map(_cell_sizes, cands)))
+    padded = sum(map(operator.mul, map(sum, ref_columns[:3]), map(sum, cand_columns[:3])))
+    short_refs, short_cands = [n for n in ref_columns[3] if n < 3], [n for n in cand_columns[3] if n < 3]
+    return padded - sum(3 - max(a, b) for a in short_refs for b in short_cands)
 
 
 @lru_cache(maxsize=1 << 14)
