@@ -109,7 +109,7 @@ def _read(path, tripleset, triple, expected):
     if next(entries.iter("entry"), None) is None:
         raise at_line(path, lines[entries], "<entries> has no <entry>; expected at least one entry")
     for index, entry in enumerate(entries.iter("entry")):
-        eid, found = entry.get("eid"), entry.find(f".//{tripleset}")
+        eid, found = entry.get("eid"), next(entry.iter(tripleset), None)  # (its first descendant so named)
         if found is None:
             raise at_line(path, lines[entry], f"{_name(index, eid)} has no <{tripleset}>; expected {expected}")
         triples, triple_lines = _triples(path, found, triple, lines)
