@@ -508,3 +508,52 @@ def test_breakdown_is_aggregate_per_key():
     assert by_category[None] == aggregate(stats[1:2])
     with pytest.raises(ValueError, match="2 breakdown keys for 3 entries"):
         breakdown(stats, ["x", "y"])
+
+
+# -- Exact_match's means: numpy's, without numpy ----------------------------------------------------------
+RATES_LIKE = st.one_of(st.sampled_from([0.0, 1.0, 0.5, 1 / 3, 2 / 3]),
+                       st.floats(min_value=0, max_value=1, allow_nan=False, allow_subnormal=True))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(RATES_LIKE, max_size=600))
+def test_mean_is_numpys_bit_for_bit(values):
+    """`_mean` (`kernel.pairwise_sum` / n) is `np.mean` of a float64 array: the same pairwise sum, so the same
+    last bits (a sum in order differs from it on most lists of this kind)."""
+    np = pytest.importorskip("numpy")
+    want = float(np.mean(np.array(values, dtype=float))) if values else math.nan
+    assert scoring._mean(values) == want or math.isnan(want) and math.isnan(scoring._mean(values))
+
+
+def test_mean_is_numpys_bit_for_bit_past_each_split():
+    """Lengths around numpy's block of 128, its multiples of 8 and a few recursion levels (to 100,000)."""
+    np = pytest.importorskip("numpy")
+    rng = random.Random(23)
+    not_in_order = 0
+    for n in [7, 8, 9, 15, 16, 127, 128, 129, 135, 136, 255, 256, 257, 1000, 8191, 8192, 8193, 20_001, 100_000]:
+        values = [rng.choice([0.0, 1.0, 0.5, rng.random(), rng.random() * 1e-9]) for _ in range(n)]
+        want = float(np.mean(np.array(values)))
+        assert scoring._mean(values) == want, n
+        not_in_order += sum(values) / n != want
+    assert not_in_order >= 10  # (so a plain sum would fail here)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.sampled_from("abcdefghijklmnop"), st.tuples(*[st.integers(0, 5)] * 3), max_size=16))
+def test_exact_match_is_the_numpy_formula(counts):
+    """`exact_match` in plain floats gives the numbers of the numpy formula it replaced (sklearn's macro P/R/F1)."""
+    np = pytest.importorskip("numpy")
+    in_references = {name: r for name, (r, c, b) in counts.items() if r or not c}
+    in_candidates = {name: c for name, (r, c, b) in counts.items() if c}
+    in_both = {name: min(b, r, c) for name, (r, c, b) in counts.items() if min(b, r, c)}
+    classes = sorted(in_references.keys() | in_candidates.keys())
+    got = scoring.exact_match(in_references, in_candidates, in_both)
+    if not classes:  # (np.mean of nothing: nan, with a warning)
+        assert all(math.isnan(value) for value in got.values())
+        return
+    true_positives, predicted, actual = (np.array([float(side.get(name, 0)) for name in classes])
+                                         for side in (in_both, in_candidates, in_references))
+    precision = true_positives / np.where(predicted == 0, 1, predicted)
+    recall = true_positives / np.where(actual == 0, 1, actual)
+    f1 = 2 * precision * recall / np.where(precision + recall == 0, 1, precision + recall)
+    assert got == {"Precision": float(np.mean(precision)), "Recall": float(np.mean(recall)), "F1": float(np.mean(f1))}

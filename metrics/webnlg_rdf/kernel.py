@@ -511,3 +511,36 @@ def column_sums(rows: list[tuple[int, ...]], width: int) -> tuple[int, ...]:
             if value:
                 sums[i] += value
     return tuple(sums)
+
+
+# -- numpy's float sum: Exact_match's means without importing numpy (half the command's time on a small file) ---
+def pairwise_sum(values: list[float]) -> float:
+    """`np.add.reduce` of `values` as a float64 array, bit for bit (what `np.mean` divides by the count): 0.0 plus
+    numpy's pairwise sum. Fewer than 8 values are added in order; up to 128, in 8 running sums (one per position
+    modulo 8, over the whole blocks of 8) combined as ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)), then
+    the rest in order; more are split in two (the first part's size half, rounded down to a multiple of 8),
+    each part summed so, and the two sums added."""
+    return 0.0 + _pairwise_sum(values, 0, len(values))
+
+
+def _pairwise_sum(values: list[float], start: int, n: int) -> float:
+    if n < 8:
+        total = 0.0
+        for i in range(start, start + n):
+            total += values[i]
+        return total
+    if n <= 128:
+        sums = values[start : start + 8]
+        i = 8
+        while i < n - n % 8:
+            for j in range(8):
+                sums[j] += values[start + i + j]
+            i += 8
+        total = ((sums[0] + sums[1]) + (sums[2] + sums[3])) + ((sums[4] + sums[5]) + (sums[6] + sums[7]))
+        while i < n:
+            total += values[start + i]
+            i += 1
+        return total
+    half = n // 2
+    half -= half % 8
+    return _pairwise_sum(values, start, half) + _pairwise_sum(values, start + half, n - half)

@@ -22,8 +22,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NamedTuple
 
-import numpy as np
-
 import benchscore
 from benchscore.core.readers import InputError, InputTypeError, at_example, check_item_stats, invalid_text
 from benchscore.core.records import Note, Signature
@@ -556,13 +554,22 @@ def exact_match(in_references, in_candidates, in_both):
     sklearn 0.22's macro P/R/F1 with MultiLabelBinarizer (entries are samples)."""
     # The official class order is set() order (hash-seed dependent), so its means vary in the last
     # ulp between runs; sorted order is our deterministic choice.
-    classes = sorted(in_references.keys() | in_candidates.keys())
-    true_positives, predicted, actual = (np.fromiter(map(counts.get, classes, itertools.repeat(0)), float, len(classes))
-                                         for counts in (in_both, in_candidates, in_references))
-    precision = true_positives / np.where(predicted == 0, 1, predicted)
-    recall = true_positives / np.where(actual == 0, 1, actual)
-    f1 = 2 * precision * recall / np.where(precision + recall == 0, 1, precision + recall)
-    return {"Precision": float(np.mean(precision)), "Recall": float(np.mean(recall)), "F1": float(np.mean(f1))}
+    precisions, recalls, f1s = [], [], []
+    for name in sorted(in_references.keys() | in_candidates.keys()):
+        true_positives = float(in_both.get(name, 0))
+        predicted, actual = float(in_candidates.get(name, 0)), float(in_references.get(name, 0))
+        precision = true_positives / (predicted if predicted != 0 else 1.0)  # sklearn: 0 where nothing was predicted
+        recall = true_positives / (actual if actual != 0 else 1.0)
+        both = precision + recall
+        precisions.append(precision)
+        recalls.append(recall)
+        f1s.append(2 * precision * recall / (both if both != 0 else 1.0))
+    return {"Precision": _mean(precisions), "Recall": _mean(recalls), "F1": _mean(f1s)}
+
+
+def _mean(values):
+    """`np.mean` of the values, bit for bit (numpy's pairwise sum divided by the count; nan for none)."""
+    return kernel.pairwise_sum(values) / len(values) if values else math.nan
 
 
 def _exact_match(stats):
