@@ -2059,11 +2059,12 @@ HEAVY_MODULES = ("numpy", "httpx", "tqdm", "http.client", "ssl")  # each loads i
      "--evidence", "{m}/tempbench_trp/examples/evidence.jsonl"],
     ["tsver", "--gold", "{m}/tsver/examples/gold.jsonl", "--predictions", "{m}/tsver/examples/predictions.jsonl",
      "--ev2r", "{m}/tsver/examples/ev2r.jsonl"],
-], ids=["help", "mctaco", "tempbench", "tsver"])
+    ["webnlg", "{m}/webnlg_rdf/examples/refs.xml", "{m}/webnlg_rdf/examples/cands.xml"],
+], ids=["help", "mctaco", "tempbench", "tsver", "webnlg"])
 def test_a_scoring_command_loads_no_module_it_does_not_use(argv):
     """A command's start-up is most of its time on a test set: numpy loads with resampling (compare, table,
     --confidence), httpx with the HTTP judge, tqdm with a judge's progress bar, the network with a fetch.
-    (WebNLG's scores need numpy: its Exact_match means are numpy's.)"""
+    (WebNLG's Exact_match means are numpy's, summed as numpy sums them: `kernel.pairwise_sum`.)"""
     import subprocess
     import sys
 

@@ -210,3 +210,23 @@ def test_external_entity(tmp_path, capsys):
 def test_missing_file(tmp_path, capsys):
     assert main(["webnlg", str(tmp_path / "nope.xml"), str(EXAMPLES / "cands.xml")]) == 2
     assert "nope.xml" in capsys.readouterr().err
+
+
+def test_the_progress_bar_runs_on_a_terminal_for_500_entries_or_more(monkeypatch):
+    """As the card says; otherwise the entries pass through untouched and tqdm is not loaded for them."""
+    import io
+    import sys
+
+    from benchscore.webnlg_rdf import files
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    entries = list(range(600))
+    assert files._progress_bar(entries, 600) is entries  # pytest's stderr is no terminal
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert files._progress_bar(entries, 499) is entries
+    assert list(files._progress_bar(entries, 600)) == entries
+    assert "webnlg" in terminal.getvalue() and "600/600" in terminal.getvalue()

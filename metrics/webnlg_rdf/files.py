@@ -249,10 +249,13 @@ PROGRESS_MIN_ENTRIES = 500  # below this a bar only flickers
 
 
 def _progress_bar(iterable, total):
+    """A bar on standard error when it is a terminal and there are `PROGRESS_MIN_ENTRIES` entries or more; tqdm
+    loads only then (a command that shows no bar does not load it)."""
+    if total < PROGRESS_MIN_ENTRIES or not sys.stderr.isatty():
+        return iterable
     from tqdm import tqdm
 
-    return tqdm(iterable, total=total, desc="webnlg", unit="entry", file=sys.stderr,
-                disable=True if total < PROGRESS_MIN_ENTRIES else None)
+    return tqdm(iterable, total=total, desc="webnlg", unit="entry", file=sys.stderr)
 
 
 def score_files(reference_path: str | os.PathLike, candidate_path: str | os.PathLike, by: Any = (),
