@@ -244,7 +244,8 @@ def test_the_first_pair_that_crashes_in_the_official_order_is_named(webnlg):
     # candidate, each against every reference, so it dies at the first.
     named = r"^example 0: reference triple 1 'a a a \| b \| c' against candidate triple 0 'a x a \| b \| c'"
     with pytest.raises(ValueError, match=named):
-        webnlg.compute(predictions=[["a x a | b | c", "p x p | b | c"]], references=[["p p p | b | c", "a a a | b | c"]])
+        webnlg.compute(predictions=[["a x a | b | c", "p x p | b | c"]],
+                       references=[["p p p | b | c", "a a a | b | c"]])
 
 
 def test_malformed_extra_candidate_is_a_clear_error_but_mirrored_against_a_real_reference(webnlg):
