@@ -6,10 +6,10 @@ counts, as the spec (3.4) describes them, quirks included (each named "quirk:").
 element tokens of one (reference, candidate) pair and returns its 80 counts, or None where the official
 script crashes (repeated tokens in the word alignment), which the caller turns into the clear error. So
 it words no message. It also holds the assignment's loops (the official permutation loop, the pruned
-search `scoring.search_assignment` explains) and an entry's column sums. It is plain typed Python,
-compiled by mypyc when the package is built with a C compiler (setup.py): the per-pair Python calls
-were most of a file's scoring time. The parity tests check it pair by pair against the official
-per-entry output.
+search `scoring.search_assignment` explains), an entry's column sums and numpy's float sum
+(`Exact_match`'s means without numpy). It is plain typed Python, compiled by mypyc when the package
+is built with a C compiler (setup.py): the per-pair Python calls were most of a file's scoring time.
+The parity tests check it pair by pair against the official per-entry output.
 
 Markers are the official strings (FOUNDREF-<n>-<ref pos>, FOUNDCAND-<n>-<ref pos>, FOUNDCAND-<n>-LINKED,
 NOTFOUND-<run>): the tokens are lower-cased, so no token can start like a marker.
