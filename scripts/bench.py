@@ -11,7 +11,10 @@ so a slow or busy machine slows both alike; seconds are printed for scale only:
   discarded) against the fastest parse of the same files: orjson per JSONL line (json when orjson is
   not installed), `str.split` per TSV line, lxml for XML (ElementTree when lxml is not installed; the
   target is <= 2);
-- `compute / pure`: `evaluate` `compute` against the pure scorer on the same inputs (target <= 3).
+- `compute / pure`: `evaluate` `compute` against the pure scorer on the same inputs (target <= 3);
+- WebNLG's `floor / parse`: what its command cannot do without, against the same parse (no target: it
+  bounds the `cli / parse` row from below): the parse, tokenizing the distinct elements and the compiled
+  per-pair kernel on the distinct pairs, each timed alone (`bench_webnlg.floor`).
 The per-benchmark scripts (`bench_<benchmark>.py`) measure each in more detail. Data: ../shared
 (BENCHSCORE_SHARED overrides) and synthetic TempBench questions (`bench_tempbench.py`).
 """
@@ -200,6 +203,12 @@ def webnlg_rows(sizes, repeat, folder):
     references, candidates = webnlg_files(folder, sizes["webnlg_copies"])
     rows = [cli_row("webnlg", ["webnlg", str(references), str(candidates), "--json", "--no-progress"],
                     parse_xml, [references, candidates], repeat, before=bench_webnlg.clear_caches)]
+    least = bench_webnlg.floor(references, candidates, parse_xml, repeat)
+    total = least["parse"] + least["tokenize"] + least["pairs"]
+    rows.append({"benchmark": "webnlg", "ratio": "floor / parse", "value": total / least["parse"], "target": "-",
+                 "detail": f"the least a command on this scorer takes: {XML_PARSER} {seconds(least['parse'])} s + "
+                           f"tokenizing {least['elements']:,} elements {seconds(least['tokenize'])} s + the compiled "
+                           f"per-pair kernel on {least['distinct_pairs']:,} pairs {seconds(least['pairs'])} s"})
     with contextlib.redirect_stdout(io.StringIO()):
         ratios = bench_webnlg.bench_evaluate(copies=(1,))
     for found in ratios:

@@ -17,21 +17,24 @@ start-up:
   set (2,155 entries, bt5's submission), caches cleared before each: the cost of the Arrow round trip.
 - limits: the slowest entries we know of under the scorer's limits (100-token elements in 256
   distinct pairs, a 2^16-state search, 100 triples a side), each must stay around a second.
+- floor (`floor`, a row of `bench.py`): the parts every command on two files runs whatever its glue,
+  each timed alone: the parse, tokenizing the distinct elements, and the compiled per-pair kernel on the
+  distinct pairs. Their sum is the least a command built on this scorer can take.
 Data: ../shared (BENCHSCORE_SHARED overrides); a missing file is skipped.
 """
 
 import argparse
+import itertools
 import os
 import pathlib
-import itertools
 import random
 import string
 import time
 
-from benchscore.webnlg_rdf import scoring
-from benchscore.webnlg_rdf import tokenizer
-from benchscore.webnlg_rdf.files import read_predictions
-from benchscore.webnlg_rdf.files import read_references
+from bench_tsver import best_of
+
+from benchscore.webnlg_rdf import kernel, scoring, tokenizer
+from benchscore.webnlg_rdf.files import read_predictions, read_references
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 DATA = pathlib.Path(os.environ.get("BENCHSCORE_SHARED", REPO.parent / "shared")) / "data" / "webnlg"
@@ -158,6 +161,38 @@ def _evaluate_ratio(module, references, candidates):
     print(f"evaluate compute on {len(references):,} entries: {t_module:.2f} s, pure score {t_pure:.2f} s: "
           f"x{t_module / t_pure:.2f}")
     return {"entries": len(references), "pure": t_pure, "compute": t_module}
+
+
+def floor(reference_path, candidate_path, parse, repeat=3):
+    """The parts of a command on these files that no glue can remove, each timed alone from cold memos (wall
+    clock, best of `repeat`): `parse(reference_path, candidate_path)`, tokenizing each distinct element once,
+    and `kernel.pair_counts` (the official alignment, spans and counts, compiled) on each distinct pair of the
+    entries' k x k matrices. The kernel's counts are checked against the scorer's for every pair, so this
+    times the work a command does. Returns seconds ("parse", "tokenize", "pairs") and counts ("elements",
+    "distinct_pairs")."""
+    references = [row["triples"] for row in read_references(reference_path)]
+    candidates = [row["triples"] for row in read_predictions(candidate_path)]
+    clear_caches()
+    pairs = set()
+    for refs, cands in scoring.checked_entries(references, candidates)[1]:
+        k = max(len(refs), len(cands))
+        pairs.update(itertools.product(refs + [""] * (k - len(refs)), cands + [""] * (k - len(cands))))
+    pairs = sorted(pairs)
+    elements = sorted({element for pair in pairs for triple in pair for element in scoring._parts(triple)[:3]})
+
+    def tokenize():
+        for element in elements:
+            scoring._element_tokens(element)
+
+    t_tokenize = best_of(tokenize, repeat, before=clear_caches)
+    arguments = [[list(map(scoring._element_tokens, side)) for side in scoring._elements(ref, cand)]
+                 for ref, cand in pairs]
+    counts = [scoring.pair_result(ref, cand).counts for ref, cand in pairs]
+    assert [kernel.pair_counts(*pair) for pair in arguments] == counts, "the kernel's counts differ from the scorer's"
+    t_pairs = best_of(lambda: [kernel.pair_counts(*pair) for pair in arguments], repeat, before=kernel.clear_memo)
+    t_parse = best_of(lambda: parse(reference_path, candidate_path), repeat)
+    return {"parse": t_parse, "tokenize": t_tokenize, "pairs": t_pairs, "elements": len(elements),
+            "distinct_pairs": len(pairs)}
 
 
 def bench_limits():
