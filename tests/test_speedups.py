@@ -35,7 +35,7 @@ import warnings
 
 import datasets
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from benchscore.core import json_kernel, readers
@@ -408,6 +408,8 @@ _line = st.fixed_dictionaries({"id": _mostly(st.just("q"), st.one_of(st.none(), 
 
 @settings(max_examples=1000, deadline=None)
 @given(_line, _evidence, st.sampled_from(["label", "id"]))
+@example(raw={"id": "q", "t_query": 1993, "S_star": [{"s": "", "r": "", "o": "", "s_id": ""}]}, evidence={},
+         space="id")  # found by CI: the record's message listed the fields it holds as None
 def test_tempbench_plain_lines_score_as_their_records(raw, evidence, space):
     """A question line `kernel.plain_question` takes is one `files.question_record` takes, and scored as parsed
     it gives its record's row, value and type (or its error, word for word)."""

@@ -75,6 +75,19 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, evidence_line, messa
     assert re.search(message, err)
 
 
+@pytest.mark.parametrize("t_query", ["1993", '"1993"'])  # a plain line, and one read through a record
+def test_a_gold_triple_outside_the_space_names_only_the_keys_the_line_holds(tmp_path, capsys, t_query):
+    """A record or an Arrow row has every triple field (None where absent): the message lists the keys with a value,
+    on every path, as a plain line's own keys (it once listed o_id, r_id, t_end, t_start on the record path)."""
+    questions, evidence = tmp_path / "q.jsonl", tmp_path / "run.jsonl"
+    questions.write_text('{"id": "q", "t_query": %s, "S_star": [{"s": "a", "r": "b", "o": "c", "s_id": "x"}]}\n'
+                         % t_query, encoding="utf-8")
+    evidence.write_text('{"id": "q", "evidence": []}\n', encoding="utf-8")
+    assert main(["tempbench", "--questions", str(questions), "--evidence", str(evidence), "--space", "id"]) == 2
+    assert capsys.readouterr().err == (f"benchscore tempbench: error: {questions}:1: question 'q': S_star[0] needs "
+                                       "s_id, r_id, o_id for space 'id', found ['o', 'r', 's', 's_id']\n")
+
+
 def test_missing_file_exits_2(capsys):
     assert main(["tempbench", "--questions", "/nonexistent/q.jsonl", "--evidence", str(EXAMPLES / "evidence.jsonl")]) == 2
     assert "No such file" in capsys.readouterr().err

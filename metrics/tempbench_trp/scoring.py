@@ -121,9 +121,9 @@ def _gold_triple(triple, i, keys, space, where, required):
         return values
     if any(value is not None and not isinstance(value, str) for value in values):
         raise TypeError(f"{where}: S_star[{i}] {', '.join(keys)} must be strings, found {values!r:.80}")
-    if required:
-        raise ValueError(f"{where}: S_star[{i}] needs {', '.join(keys)} for space {space!r}, "
-                         f"found {sorted(map(str, triple))!s:.200}")
+    if required:  # the keys that hold a value: a checked record or an Arrow row has every field, None where absent
+        found = sorted(str(key) for key, value in triple.items() if value is not None)
+        raise ValueError(f"{where}: S_star[{i}] needs {', '.join(keys)} for space {space!r}, found {found!s:.200}")
     return None
 
 
