@@ -175,8 +175,7 @@ def floor(reference_path, candidate_path, parse, repeat=3):
     clear_caches()
     pairs = set()
     for refs, cands in scoring.checked_entries(references, candidates)[1]:
-        k = max(len(refs), len(cands))
-        pairs.update(itertools.product(refs + [""] * (k - len(refs)), cands + [""] * (k - len(cands))))
+        pairs.update(itertools.product(*scoring._padded(refs, cands)))
     pairs = sorted(pairs)
     elements = sorted({element for pair in pairs for triple in pair for element in scoring._parts(triple)[:3]})
 

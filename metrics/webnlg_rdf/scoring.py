@@ -334,12 +334,17 @@ def check_entry(references, candidates, example=None):
     return refs, cands
 
 
+def _padded(refs, cands):
+    """An entry's k slots a side, k = max(len(refs), len(cands)): each side's normalised triples, then "" (padding)."""
+    k = max(len(refs), len(cands))
+    return refs + [""] * (k - len(refs)), cands + [""] * (k - len(cands))
+
+
 def _check_normalised(refs, cands, example):
     """`check_entry`'s limits on the normalised triples of lists already checked."""
     _check_elements(refs, "reference", example)
     _check_elements(cands, "candidate", example)
-    distinct_refs = len(set(refs) | ({""} if len(cands) > len(refs) else set()))  # padding included
-    distinct_cands = len(set(cands) | ({""} if len(refs) > len(cands) else set()))
+    distinct_refs, distinct_cands = (len(set(slots)) for slots in _padded(refs, cands))  # padding included
     if distinct_refs * distinct_cands > MAX_PAIRS:
         raise EntryError(f"{distinct_refs} distinct reference x {distinct_cands} distinct candidate "
                          f"triples (padding included) make {distinct_refs * distinct_cands} pairs to score; expected "
@@ -379,9 +384,9 @@ def scoring_cost(references, candidates, example=None):
 
 
 def _scoring_units(refs, cands):
-    k = max(len(refs), len(cands))
-    padded_refs = refs + [""] * (k - len(refs))
-    distinct_refs, distinct_cands = set(padded_refs), set(cands + [""] * (k - len(cands)))
+    padded_refs, padded_cands = _padded(refs, cands)
+    k = len(padded_refs)
+    distinct_refs, distinct_cands = set(padded_refs), set(padded_cands)
     if k <= _SMALL:
         search = math.factorial(k)
     else:
@@ -478,8 +483,7 @@ def _unmatchable(triple):
 def _pair_matrix(references, candidates, refs, cands, example):
     """matrix[c][r]: the `PairResult` of every candidate slot against every reference slot (k x k, padded).
     All pairs are scored, as in the official script, where an error in any pair aborts the run."""
-    k = max(len(refs), len(cands))
-    refs, cands = refs + [""] * (k - len(refs)), cands + [""] * (k - len(cands))
+    refs, cands = _padded(refs, cands)
     matrix = []
     for c, cand in enumerate(cands):
         row = []
